@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify'
+import { userAdminRoutes } from './accounts/user.routes.js'
+import { clientAdminRoutes } from './clients/client.routes.js'
+import { healthRoutes } from './health/health.routes.js'
+import { createHttpServer } from './http-server.js'
+import { resourceServerAdminRoutes } from './resource-servers/resource-server.routes.js'
+import { type AppDeps, createServices, type Services } from './services.js'
+import { requireAdminToken } from './web/admin-auth.js'
+
+export interface AdminAppOptions extends AppDeps {
+  adminToken: string
+  services?: Services
+}
+
+/** The admin listener: operator API behind a bearer token, on its own (loopback) port. */
+export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
+  const services = options.services ?? createServices(options)
+  const app = await createHttpServer(options)
+  await app.register(healthRoutes(services))
+  await app.register(async (admin) => {
+    requireAdminToken(admin, options.adminToken)
+    await admin.register(clientAdminRoutes(services))
+    await admin.register(userAdminRoutes(services))
+    await admin.register(resourceServerAdminRoutes(services))
+  })
+  return app
+}

@@ -1,0 +1,23 @@
+import cookie from '@fastify/cookie'
+import formbody from '@fastify/formbody'
+import type { FastifyInstance } from 'fastify'
+import { healthRoutes } from './health/health.routes.js'
+import { createHttpServer } from './http-server.js'
+import { type AppDeps, createServices, type Services } from './services.js'
+import { staticRoutes } from './web/static.routes.js'
+
+export interface PublicAppOptions extends AppDeps {
+  /** Reuse services already wired (main.ts shares them with the admin listener). */
+  services?: Services
+}
+
+/** The public listener: OAuth endpoints, pages, discovery, health. */
+export async function buildApp(options: PublicAppOptions): Promise<FastifyInstance> {
+  const services = options.services ?? createServices(options)
+  const app = await createHttpServer(options)
+  await app.register(formbody, { bodyLimit: 64 * 1024 })
+  await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
+  await app.register(staticRoutes)
+  await app.register(healthRoutes(services))
+  return app
+}

@@ -1,0 +1,49 @@
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'ftp:',
+  'ws:',
+  'wss:',
+])
+
+/**
+ * Checks a redirect URI at registration (RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §4.1):
+ * returns null when acceptable, else why not. The URI is stored exactly as given, and compared
+ * at authorization by exact string equality.
+ */
+export function redirectUriProblem(uri: string): string | null {
+  if (uri.length > 2000) return 'must be at most 2000 characters'
+  if (/\s/.test(uri) || hasControlCharacter(uri)) return 'must not contain spaces or control characters'
+  if (uri.includes('#')) return 'must not contain a fragment'
+  let url: URL
+  try {
+    url = new URL(uri)
+  } catch {
+    return 'must be an absolute URI'
+  }
+  const scheme = url.protocol
+  if (FORBIDDEN_SCHEMES.has(scheme)) return `the ${scheme.slice(0, -1)} scheme is not allowed`
+  if (url.username || url.password) return 'must not contain user information'
+  if (scheme === 'https:') return url.hostname ? null : 'must name a host'
+  if (scheme === 'http:') {
+    return LOOPBACK_HOSTS.has(url.hostname)
+      ? null
+      : 'http is allowed only on loopback hosts (localhost, 127.0.0.1, [::1])'
+  }
+  // RFC 8252 §7.1: native apps use a private-use scheme in reverse-domain form, such as com.example.app:/callback.
+  if (/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(scheme)) return null
+  return 'must use https, http on a loopback host, or a reverse-domain private-use scheme (RFC 8252)'
+}
+
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f) return true
+  }
+  return false
+}

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, PostgresDialect } from 'kysely'
+import { PGliteDialect } from 'kysely-pglite-dialect'
+import pg from 'pg'
+import type { Database } from './database.js'
+
+export type DatabaseEngine = 'postgres' | 'pglite'
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>
+  readonly engine: DatabaseEngine
+  /** Closes the pool or PGlite; safe to call twice. */
+  close(): Promise<void>
+}
+
+export interface ConnectOptions {
+  /** postgres:// URL; without it the embedded PGlite engine is used. */
+  databaseUrl?: string | undefined
+  /** Where PGlite keeps its files; `memory://` (or undefined) keeps it in memory. */
+  dataDir?: string | undefined
+  poolSize?: number
+}
+
+/** Opens Kysely on PostgreSQL (a pg Pool) or on embedded PGlite, behind one interface. */
+export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
+  if (options.databaseUrl) return connectPostgres(options.databaseUrl, options.poolSize ?? 10)
+  return connectPGlite(options.dataDir)
+}
+
+function connectPostgres(url: string, poolSize: number): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    // A statement that hangs (a lock, a dying server) must not hold a request forever.
+    statement_timeout: 10_000,
+    query_timeout: 15_000,
+  })
+  // A connection dying while idle must not crash the process; the pool replaces it.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  return { db, engine: 'postgres', close: once(() => db.destroy()) }
+}
+
+async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  let client: PGlite
+  if (dataDir && dataDir !== 'memory://') {
+    mkdirSync(dataDir, { recursive: true })
+    client = await PGlite.create(dataDir)
+  } else {
+    client = await PGlite.create()
+  }
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })
+  return { db, engine: 'pglite', close: once(() => db.destroy()) }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined
+  return () => {
+    done ??= fn()
+    return done
+  }
+}

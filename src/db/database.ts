@@ -1,0 +1,130 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely'
+
+/** A timestamptz column: read as Date, written as Date or left to its default. */
+type CreatedAt = ColumnType<Date, Date | undefined, never>
+type Timestamp = ColumnType<Date, Date, Date>
+type NullableTimestamp = ColumnType<Date | null, Date | null | undefined, Date | null>
+
+export interface UsersTable {
+  id: Generated<string>
+  email: string
+  password_hash: string
+  created_at: CreatedAt
+}
+
+export interface ClientsTable {
+  id: string
+  name: string
+  redirect_uris: string[]
+  scopes: string[]
+  created_at: CreatedAt
+  disabled_at: NullableTimestamp
+}
+
+export interface SignInSessionsTable {
+  id: Generated<string>
+  token_hash: string
+  user_id: string
+  csrf_secret: string
+  created_at: CreatedAt
+  expires_at: Timestamp
+}
+
+export interface PendingAuthorizationsTable {
+  id: string
+  client_id: string
+  redirect_uri: string
+  scopes: string[]
+  state: string | null
+  code_challenge: string
+  prompt: string | null
+  created_at: CreatedAt
+  expires_at: Timestamp
+  completed_at: NullableTimestamp
+}
+
+export interface GrantsTable {
+  id: Generated<string>
+  user_id: string
+  client_id: string
+  scopes: string[]
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | undefined, Date>
+  last_used_at: NullableTimestamp
+  revoked_at: NullableTimestamp
+}
+
+export interface AuthorizationCodesTable {
+  code_hash: string
+  client_id: string
+  user_id: string
+  grant_id: string
+  redirect_uri: string
+  scopes: string[]
+  code_challenge: string
+  created_at: CreatedAt
+  expires_at: Timestamp
+  consumed_at: NullableTimestamp
+  family_id: string | null
+}
+
+export interface RefreshFamiliesTable {
+  id: Generated<string>
+  grant_id: string
+  client_id: string
+  user_id: string
+  scopes: string[]
+  created_at: CreatedAt
+  expires_at: Timestamp
+  revoked_at: NullableTimestamp
+  revoked_reason: string | null
+}
+
+export interface RefreshTokensTable {
+  token_hash: string
+  family_id: string
+  scopes: string[]
+  created_at: CreatedAt
+  expires_at: Timestamp
+  rotated_at: NullableTimestamp
+}
+
+export interface RevokedAccessTokensTable {
+  jti: string
+  expires_at: Timestamp
+  revoked_at: CreatedAt
+}
+
+export interface SigningKeysTable {
+  kid: string
+  alg: string
+  public_jwk: ColumnType<Record<string, unknown>, string, string>
+  private_key_encrypted: string
+  created_at: CreatedAt
+  retired_at: NullableTimestamp
+}
+
+export interface ResourceServersTable {
+  id: string
+  name: string
+  secret_hash: string
+  created_at: CreatedAt
+  disabled_at: NullableTimestamp
+}
+
+export interface Database {
+  users: UsersTable
+  clients: ClientsTable
+  sign_in_sessions: SignInSessionsTable
+  pending_authorizations: PendingAuthorizationsTable
+  grants: GrantsTable
+  authorization_codes: AuthorizationCodesTable
+  refresh_families: RefreshFamiliesTable
+  refresh_tokens: RefreshTokensTable
+  revoked_access_tokens: RevokedAccessTokensTable
+  signing_keys: SigningKeysTable
+  resource_servers: ResourceServersTable
+}
+
+export type Row<T extends keyof Database> = Selectable<Database[T]>
+export type NewRow<T extends keyof Database> = Insertable<Database[T]>

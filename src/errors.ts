@@ -1,0 +1,136 @@
+/**
+ * Errors with a stable code, turned into HTTP answers in one place (the error handler plugin).
+ * OAuthError: RFC 6749 §4.1.2.1 / §5.2 error codes. ProblemError: RFC 9457 problem details.
+ */
+
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'unsupported_response_type'
+  | 'unsupported_token_type'
+  | 'invalid_scope'
+  | 'access_denied'
+  | 'login_required'
+  | 'consent_required'
+  | 'invalid_token'
+  | 'server_error'
+  | 'temporarily_unavailable'
+
+const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  unsupported_response_type: 400,
+  unsupported_token_type: 400,
+  invalid_scope: 400,
+  access_denied: 403,
+  login_required: 401,
+  consent_required: 403,
+  invalid_token: 401,
+  server_error: 500,
+  temporarily_unavailable: 503,
+}
+
+export class OAuthError extends Error {
+  override name = 'OAuthError'
+  readonly status: number
+  constructor(
+    readonly code: OAuthErrorCode,
+    readonly description: string,
+    status?: number,
+  ) {
+    super(`${code}: ${description}`)
+    this.status = status ?? DEFAULT_STATUS[code]
+  }
+
+  toJSON(): { error: OAuthErrorCode; error_description: string } {
+    return { error: this.code, error_description: this.description }
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthError('invalid_request', description)
+export const invalidClient = (description: string) => new OAuthError('invalid_client', description)
+export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
+export const invalidScope = (description: string) => new OAuthError('invalid_scope', description)
+
+export interface ProblemBody {
+  type: string
+  title: string
+  status: number
+  detail?: string
+  /** The request field the problem is about, when there is one. */
+  field?: string
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+}
+
+export function statusTitle(status: number): string {
+  return TITLES[status] ?? 'Error'
+}
+
+export class ProblemError extends Error {
+  override name = 'ProblemError'
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly field?: string,
+  ) {
+    super(detail)
+  }
+
+  toJSON(): ProblemBody {
+    return {
+      type: 'about:blank',
+      title: statusTitle(this.status),
+      status: this.status,
+      detail: this.detail,
+      ...(this.field ? { field: this.field } : {}),
+    }
+  }
+}
+
+/** The database cannot be reached or went away: answer 503, never a 500. */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError'
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+])
+
+/** Recognises a database that is down, restarting or unreachable (pg and PGlite errors). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof DatabaseUnavailableError) return true
+  if (!(err instanceof Error)) return false
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string') {
+    // SQLSTATE class 08 (connection exception), 57P01-57P05 (shutdown, cannot connect now, ...), 53300 too many connections.
+    if (code.startsWith('08') || /^57P0[1-5]$/.test(code) || code === '53300') return true
+    if (UNAVAILABLE_CODES.has(code)) return true
+  }
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|PGlite is closed/i.test(
+    err.message,
+  )
+}

@@ -1,0 +1,52 @@
+import { type DestinationStream, type Logger, pino } from 'pino'
+
+/** Query parameters and body fields whose values are secrets and must never reach a log line. */
+export const SECRET_PARAMETERS = [
+  'code',
+  'code_verifier',
+  'token',
+  'refresh_token',
+  'access_token',
+  'password',
+  'client_secret',
+  'secret',
+  'csrf_token',
+  'id_token',
+]
+
+const SECRET_PARAM_RE = new RegExp(`([?&](?:${SECRET_PARAMETERS.join('|')})=)[^&#]*`, 'gi')
+
+/** Replaces the values of secret query parameters in a URL with [Redacted]. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAM_RE, '$1[Redacted]')
+}
+
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-csrf-token"]',
+  'res.headers["set-cookie"]',
+  'res.headers.location',
+  'headers.authorization',
+  'headers.cookie',
+  ...SECRET_PARAMETERS.flatMap((p) => [p, `*.${p}`, `body.${p}`, `req.body.${p}`]),
+]
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[Redacted]' },
+      serializers: {
+        req: (req: { method?: string; url?: string; ip?: string; id?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url ? redactUrl(req.url) : undefined,
+          ip: req.ip,
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
+    },
+    destination,
+  )
+}

@@ -1,0 +1,72 @@
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { buildAdminApp } from './admin-app.js'
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './config.js'
+import { connectDatabase, type DatabaseHandle } from './db/connect.js'
+import { migrateToLatest } from './db/migrator.js'
+import { systemClock } from './lib/clock.js'
+import { createLogger } from './logger.js'
+import { adminTokenPath, resolveSecrets } from './runtime-secrets.js'
+import { createServices } from './services.js'
+
+/** The only place that reads the environment and listens. */
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>
+  let secrets: ReturnType<typeof resolveSecrets>
+  try {
+    config = loadConfig(process.env)
+    secrets = resolveSecrets(config)
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`linkauth: configuration error: ${err.message}\n`)
+      process.exit(78) // EX_CONFIG
+    }
+    throw err
+  }
+  const fullConfig = Object.freeze({ ...config, ...secrets })
+  const logger = createLogger(config.logLevel)
+
+  let database: DatabaseHandle
+  try {
+    database = await connectDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: join(config.dataDir, 'pglite'),
+      poolSize: config.databasePoolSize,
+    })
+    const { applied } = await migrateToLatest(database.db)
+    logger.info({ engine: database.engine, applied }, 'database ready')
+  } catch (err) {
+    logger.fatal({ err }, 'cannot open or migrate the database')
+    process.exit(1)
+  }
+
+  const deps = { config: fullConfig, db: database.db, clock: systemClock, logger }
+  const services = createServices(deps)
+  const publicApp = await buildApp({ ...deps, services })
+  const adminApp = await buildAdminApp({ ...deps, services, adminToken: secrets.adminToken })
+  await publicApp.listen({ port: config.port, host: config.host })
+  await adminApp.listen({ port: config.adminPort, host: config.adminHost })
+  if (!config.adminToken) logger.info({ path: adminTokenPath(config.dataDir) }, 'admin token file')
+  logger.info({ issuer: config.issuer }, 'linkauth started')
+
+  let stopping = false
+  const stop = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal }, 'stopping: finishing in-flight requests')
+    const force = setTimeout(() => {
+      logger.error('in-flight requests did not finish in 10 s; exiting')
+      process.exit(1)
+    }, 10_000)
+    force.unref()
+    await Promise.allSettled([publicApp.close(), adminApp.close()] as Promise<FastifyInstance | undefined>[])
+    await database.close()
+    logger.info('stopped')
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+  process.on('SIGINT', () => void stop('SIGINT'))
+}
+
+await main()

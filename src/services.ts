@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
+import { createUserService } from './accounts/user.service.js'
+import { createClientService } from './clients/client.service.js'
+import type { Config } from './config.js'
+import type { Database } from './db/database.js'
+import { createGrantService } from './grants/grant.service.js'
+import { createHealthService } from './health/health.service.js'
+import type { Clock } from './lib/clock.js'
+import { createResourceServerService } from './resource-servers/resource-server.service.js'
+
+/** What both listeners are built from; passed in, never imported as singletons (DESIGN §2). */
+export interface AppDeps {
+  config: Readonly<Config>
+  db: Kysely<Database>
+  clock: Clock
+  logger: Logger
+}
+
+/** Wires every service once over the given dependencies. */
+export function createServices(deps: AppDeps) {
+  const { db, clock } = deps
+  const grants = createGrantService(db, clock)
+  return {
+    health: createHealthService(db),
+    users: createUserService(db),
+    grants,
+    clients: createClientService(db, clock, grants),
+    resourceServers: createResourceServerService(db),
+  }
+}
+
+export type Services = ReturnType<typeof createServices>

@@ -1,0 +1,120 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  isDatabaseUnavailable,
+  OAuthError,
+  type OAuthErrorCode,
+  ProblemError,
+  statusTitle,
+} from '../errors.js'
+import { errorPage } from './layout.js'
+
+/** How a path answers errors: RFC 6749 JSON, RFC 9457 problem+json, or a page for a person. */
+export type ErrorStyle = 'oauth' | 'problem' | 'html'
+
+export function errorStyleFor(url: string): ErrorStyle {
+  const path = url.split('?', 1)[0]!
+  if (path.startsWith('/api/oauth/')) return 'oauth'
+  if (path.startsWith('/api/') || path.startsWith('/admin/') || path === '/admin') return 'problem'
+  if (path.startsWith('/.well-known/') || path === '/healthz' || path === '/readyz') return 'problem'
+  return 'html'
+}
+
+const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
+  401: 'invalid_client',
+  503: 'temporarily_unavailable',
+  500: 'server_error',
+}
+
+/** Turns any thrown error into the answer its path promises; never a stack trace, never a 500 for bad input. */
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const style = errorStyleFor(request.url)
+  const { status, oauth, problem } = classify(error)
+  if (status >= 500) {
+    request.log.error({ err: error }, status === 503 ? 'database unavailable' : 'unexpected error')
+  }
+  if (status === 503) reply.header('retry-after', '5')
+  if (oauth.code === 'invalid_client' && style === 'oauth')
+    reply.header('www-authenticate', 'Basic realm="linkauth"')
+  reply.code(status)
+  if (style === 'oauth') {
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    return reply
+      .type('application/json; charset=utf-8')
+      .send({ error: oauth.code, error_description: oauth.description })
+  }
+  if (style === 'problem') {
+    return reply.type('application/problem+json; charset=utf-8').send(problem.toJSON())
+  }
+  return reply.type('text/html; charset=utf-8').send(
+    errorPage({
+      title:
+        status === 404
+          ? 'Page not found'
+          : status >= 500
+            ? 'Something went wrong on our side'
+            : 'This request cannot be completed',
+      message: problem.detail,
+      code: error instanceof OAuthError ? oauth.code : undefined,
+      advice:
+        status >= 500
+          ? 'Please try again in a moment.'
+          : 'Go back to the application you came from and start again. If this keeps happening, contact its developer.',
+    }),
+  )
+}
+
+function classify(error: unknown): { status: number; oauth: OAuthError; problem: ProblemError } {
+  if (error instanceof OAuthError) {
+    return { status: error.status, oauth: error, problem: new ProblemError(error.status, error.description) }
+  }
+  if (error instanceof ProblemError) {
+    const code =
+      OAUTH_CODE_FOR_STATUS[error.status] ?? (error.status >= 500 ? 'server_error' : 'invalid_request')
+    return { status: error.status, oauth: new OAuthError(code, error.detail, error.status), problem: error }
+  }
+  if (isDatabaseUnavailable(error)) {
+    const detail = 'The service is temporarily unavailable. Try again shortly.'
+    return {
+      status: 503,
+      oauth: new OAuthError('temporarily_unavailable', detail),
+      problem: new ProblemError(503, detail),
+    }
+  }
+  const fastifyError = error as Partial<FastifyError>
+  const status = fastifyError.statusCode
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const detail = clientErrorDetail(fastifyError)
+    return {
+      status,
+      oauth: new OAuthError('invalid_request', detail, status),
+      problem: new ProblemError(status, detail),
+    }
+  }
+  const detail = 'An unexpected error occurred.'
+  return {
+    status: 500,
+    oauth: new OAuthError('server_error', detail),
+    problem: new ProblemError(500, detail),
+  }
+}
+
+function clientErrorDetail(error: Partial<FastifyError>): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported content type.'
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'The request body is too large.'
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'The request body is not valid JSON.'
+    default:
+      return error.statusCode === 400 ? 'The request is malformed.' : statusTitle(error.statusCode ?? 400)
+  }
+}
+
+export async function errorHandling(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
+  app.setNotFoundHandler((request, reply) =>
+    sendError(new ProblemError(404, 'Nothing is here.'), request, reply),
+  )
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify'
+import { buildAdminApp } from '../../src/admin-app.js'
+import { buildApp } from '../../src/app.js'
+import { type Config, loadConfig } from '../../src/config.js'
+import { type Clock, systemClock } from '../../src/lib/clock.js'
+import { createLogger } from '../../src/logger.js'
+import { createServices, type Services } from '../../src/services.js'
+import { createTestDatabase, type TestDatabase } from './database.js'
+
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
+
+export interface TestApp {
+  app: FastifyInstance
+  admin: FastifyInstance
+  database: TestDatabase
+  services: Services
+  config: Readonly<Config>
+  clock: Clock
+  close(): Promise<void>
+}
+
+export interface TestAppOptions {
+  clock?: Clock
+  env?: Record<string, string>
+  database?: TestDatabase
+}
+
+/** Both listeners over a fresh database of their own, ready for app.inject or listen(). */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase())
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    ISSUER: 'http://localhost:3000',
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    COOKIE_SECRET: 'test-cookie-secret-0123456789abcdefghijklmnop',
+    KEY_ENCRYPTION_KEY: '0'.repeat(64),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...options.env,
+  })
+  const clock = options.clock ?? systemClock
+  const deps = { config, db: database.db, clock, logger: createLogger(config.logLevel) }
+  const services = createServices(deps)
+  const app = await buildApp({ ...deps, services })
+  const admin = await buildAdminApp({ ...deps, services, adminToken: TEST_ADMIN_TOKEN })
+  return {
+    app,
+    admin,
+    database,
+    services,
+    config,
+    clock,
+    close: async () => {
+      await Promise.all([app.close(), admin.close()])
+      if (!options.database) await database.close()
+    },
+  }
+}
+
+export const adminHeaders = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` }

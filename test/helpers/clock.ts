@@ -1,0 +1,20 @@
+import type { Clock } from '../../src/lib/clock.js'
+
+/** A clock that stands still until a test moves it. */
+export interface TestClock extends Clock {
+  advance(seconds: number): void
+  set(date: Date): void
+}
+
+export function createTestClock(start = new Date()): TestClock {
+  let current = new Date(start)
+  return {
+    now: () => new Date(current),
+    advance: (seconds) => {
+      current = new Date(current.getTime() + seconds * 1000)
+    },
+    set: (date) => {
+      current = new Date(date)
+    },
+  }
+}

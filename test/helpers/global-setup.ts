@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs'
+import type { TestProject } from 'vitest/node'
+import { createTemplateDatabase, dropDatabase } from './postgres-admin.js'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    testDatabase:
+      | { engine: 'postgres'; adminUrl: string; template: string }
+      | { engine: 'pglite'; why: string }
+  }
+}
+
+/**
+ * Picks the database under test once (DESIGN §6): TEST_DATABASE_URL → real PostgreSQL; else a
+ * testcontainers PostgreSQL where a Docker engine answers; else embedded PGlite. On PostgreSQL a
+ * migrated template is made once, and each test file gets a fresh copy of it.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const forced = process.env.LINKAUTH_TEST_ENGINE
+  let adminUrl = forced === 'pglite' ? undefined : process.env.TEST_DATABASE_URL || undefined
+  let stopContainer: (() => Promise<unknown>) | undefined
+  if (!adminUrl && forced !== 'pglite' && dockerSocketPresent()) {
+    try {
+      const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
+      const container = await new PostgreSqlContainer('postgres:17-alpine').start()
+      adminUrl = container.getConnectionUri()
+      stopContainer = () => container.stop()
+    } catch (err) {
+      console.warn(`testcontainers: no PostgreSQL container (${(err as Error).message}); using PGlite`)
+    }
+  }
+  if (!adminUrl) {
+    project.provide('testDatabase', {
+      engine: 'pglite',
+      why: forced === 'pglite' ? 'forced' : 'no PostgreSQL',
+    })
+    return async () => {}
+  }
+  const template = await createTemplateDatabase(adminUrl)
+  project.provide('testDatabase', { engine: 'postgres', adminUrl, template })
+  return async () => {
+    await dropDatabase(adminUrl, template)
+    await stopContainer?.()
+  }
+}
+
+function dockerSocketPresent(): boolean {
+  return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock')
+}
