@@ -1,0 +1,97 @@
+import type { Kysely } from 'kysely'
+import type { Database, Row } from '../db/database.js'
+
+export interface AuthorizationCode {
+  codeHash: string
+  clientId: string
+  userId: string
+  grantId: string
+  redirectUri: string
+  scopes: string[]
+  codeChallenge: string
+  createdAt: Date
+  expiresAt: Date
+  consumedAt: Date | null
+  familyId: string | null
+}
+
+function toAuthorizationCode(row: Row<'authorization_codes'>): AuthorizationCode {
+  return {
+    codeHash: row.code_hash,
+    clientId: row.client_id,
+    userId: row.user_id,
+    grantId: row.grant_id,
+    redirectUri: row.redirect_uri,
+    scopes: row.scopes,
+    codeChallenge: row.code_challenge,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    consumedAt: row.consumed_at,
+    familyId: row.family_id,
+  }
+}
+
+export async function insertAuthorizationCode(
+  db: Kysely<Database>,
+  code: Omit<AuthorizationCode, 'consumedAt' | 'familyId'>,
+): Promise<void> {
+  await db
+    .insertInto('authorization_codes')
+    .values({
+      code_hash: code.codeHash,
+      client_id: code.clientId,
+      user_id: code.userId,
+      grant_id: code.grantId,
+      redirect_uri: code.redirectUri,
+      scopes: code.scopes,
+      code_challenge: code.codeChallenge,
+      created_at: code.createdAt,
+      expires_at: code.expiresAt,
+    })
+    .execute()
+}
+
+export async function findAuthorizationCode(
+  db: Kysely<Database>,
+  codeHash: string,
+): Promise<AuthorizationCode | undefined> {
+  const row = await db
+    .selectFrom('authorization_codes')
+    .selectAll()
+    .where('code_hash', '=', codeHash)
+    .executeTakeFirst()
+  return row && toAuthorizationCode(row)
+}
+
+/**
+ * Marks a code consumed if, and only if, it is still unconsumed: one conditional UPDATE, so of
+ * concurrent redemptions exactly one gets the row back. Expiry and client checks stay with the caller,
+ * which must still reject an expired or foreign code it got back.
+ */
+export async function consumeAuthorizationCode(
+  db: Kysely<Database>,
+  codeHash: string,
+  now: Date,
+): Promise<AuthorizationCode | undefined> {
+  const row = await db
+    .updateTable('authorization_codes')
+    .set({ consumed_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('consumed_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst()
+  return row && toAuthorizationCode(row)
+}
+
+/** Records the refresh family a redemption started, so that a replay of the code can revoke it. */
+export async function setAuthorizationCodeFamily(
+  db: Kysely<Database>,
+  codeHash: string,
+  familyId: string,
+): Promise<void> {
+  await db
+    .updateTable('authorization_codes')
+    .set({ family_id: familyId })
+    .where('code_hash', '=', codeHash)
+    .execute()
+}

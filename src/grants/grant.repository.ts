@@ -1,0 +1,73 @@
+import { type Kysely, sql } from 'kysely'
+import type { Database, Row } from '../db/database.js'
+
+export interface Grant {
+  id: string
+  userId: string
+  clientId: string
+  scopes: string[]
+  createdAt: Date
+  updatedAt: Date
+  lastUsedAt: Date | null
+  revokedAt: Date | null
+}
+
+export function toGrant(row: Row<'grants'>): Grant {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    clientId: row.client_id,
+    scopes: row.scopes,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  }
+}
+
+/** The user's live (unrevoked) grant for a client, if any. */
+export async function findLiveGrant(
+  db: Kysely<Database>,
+  userId: string,
+  clientId: string,
+): Promise<Grant | undefined> {
+  const row = await db
+    .selectFrom('grants')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst()
+  return row && toGrant(row)
+}
+
+/**
+ * Creates the live grant for (user, client), or widens it to the union of its scopes and `scopes`.
+ * One statement: concurrent approvals meet at the partial unique index and end with one grant.
+ */
+export async function upsertGrant(
+  db: Kysely<Database>,
+  grant: { userId: string; clientId: string; scopes: string[] },
+  now: Date,
+): Promise<Grant> {
+  const row = await db
+    .insertInto('grants')
+    .values({
+      user_id: grant.userId,
+      client_id: grant.clientId,
+      scopes: grant.scopes,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'client_id']).where('revoked_at', 'is', null).doUpdateSet({
+        scopes: sql<
+          string[]
+        >`array(select distinct s from unnest(grants.scopes || excluded.scopes) as s order by s)`,
+        updated_at: now,
+      }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toGrant(row)
+}
