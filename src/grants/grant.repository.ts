@@ -60,12 +60,15 @@ export async function upsertGrant(
       updated_at: now,
     })
     .onConflict((oc) =>
-      oc.columns(['user_id', 'client_id']).where('revoked_at', 'is', null).doUpdateSet({
-        scopes: sql<
-          string[]
-        >`array(select distinct s from unnest(grants.scopes || excluded.scopes) as s order by s)`,
-        updated_at: now,
-      }),
+      oc
+        .columns(['user_id', 'client_id'])
+        .where('revoked_at', 'is', null)
+        .doUpdateSet({
+          scopes: sql<
+            string[]
+          >`array(select distinct s from unnest(grants.scopes || excluded.scopes) as s order by s)`,
+          updated_at: now,
+        }),
     )
     .returningAll()
     .executeTakeFirstOrThrow()

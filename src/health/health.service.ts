@@ -4,8 +4,7 @@ import { migrationsAreCurrent } from '../db/migrator.js'
 import { pingDatabase } from './health.repository.js'
 
 export type Readiness =
-  | { ready: true }
-  | { ready: false; reason: 'database_unavailable' | 'migrations_pending' }
+  { ready: true } | { ready: false; reason: 'database_unavailable' | 'migrations_pending' }
 
 export function createHealthService(db: Kysely<Database>) {
   // Migrations only move forward while a process runs, so once current they stay current.

@@ -5,22 +5,19 @@ export const SERVICE_NAME = 'linkauth'
 /** The page shell: one stylesheet of ours, no inline script or style. */
 export function page(title: string, body: SafeHtml): string {
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="color-scheme" content="light dark">
-<title>${title} · ${SERVICE_NAME}</title>
-<link rel="stylesheet" href="/static/style.css">
-</head>
-<body>
-<header class="site"><span class="brand">${SERVICE_NAME}</span></header>
-<main>
-${body}
-</main>
-</body>
-</html>
-`.value
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>${title} · ${SERVICE_NAME}</title>
+        <link rel="stylesheet" href="/static/style.css" />
+      </head>
+      <body>
+        <header class="site"><span class="brand">${SERVICE_NAME}</span></header>
+        <main>${body}</main>
+      </body>
+    </html> `.value
 }
 
 /** A readable error page: what went wrong, the RFC error code, and what the person can do. */
@@ -33,10 +30,10 @@ export function errorPage(options: {
   return page(
     options.title,
     html`<section class="card error" aria-labelledby="error-title">
-<h1 id="error-title">${options.title}</h1>
-<p>${options.message}</p>
-${options.code ? html`<p class="code">Error code: <code>${options.code}</code></p>` : ''}
-${options.advice ? html`<p>${options.advice}</p>` : ''}
-</section>`,
+      <h1 id="error-title">${options.title}</h1>
+      <p>${options.message}</p>
+      ${options.code ? html`<p class="code">Error code: <code>${options.code}</code></p>` : ''}
+      ${options.advice ? html`<p>${options.advice}</p>` : ''}
+    </section>`,
   )
 }

@@ -5,8 +5,7 @@ import { createTemplateDatabase, dropDatabase } from './postgres-admin.js'
 declare module 'vitest' {
   export interface ProvidedContext {
     testDatabase:
-      | { engine: 'postgres'; adminUrl: string; template: string }
-      | { engine: 'pglite'; why: string }
+      { engine: 'postgres'; adminUrl: string; template: string } | { engine: 'pglite'; why: string }
   }
 }
 
