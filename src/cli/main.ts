@@ -1,0 +1,134 @@
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { CliError, createAdminClient, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './admin-client.js'
+import { type Command, COMMANDS } from './commands.js'
+
+const GLOBAL_HELP = `linkauth: operate a linkauth server through its admin API
+
+Usage: linkauth <command> [options] [--json]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(24)} ${c.summary}`).join('\n')}
+
+Environment:
+  LINKAUTH_ADMIN_URL  admin API address (default http://127.0.0.1:3001)
+  ADMIN_TOKEN         admin bearer token (default: read from DATA_DIR/admin-token, DATA_DIR=./.data)
+
+Run 'linkauth <command> --help' for a command's options.
+Exit codes: 0 ok, 1 the server refused or could not be reached, 2 wrong usage.`
+
+function commandHelp(command: Command): string {
+  const options = Object.entries(command.options).map(
+    ([name, o]) =>
+      `  --${name}${o.type === 'string' ? ' VALUE' : ''}${o.multiple ? ' (repeatable)' : ''}  ${o.description}`,
+  )
+  return [
+    `Usage: linkauth ${command.usage} [--json]`,
+    '',
+    command.summary,
+    '',
+    'Options:',
+    ...options,
+    '  --json  print the answer as JSON',
+  ].join('\n')
+}
+
+function adminToken(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN
+  const path = join(env.DATA_DIR || './.data', 'admin-token')
+  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined
+}
+
+export interface CliIo {
+  out: (text: string) => void
+  err: (text: string) => void
+  env: NodeJS.ProcessEnv
+}
+
+/** Runs one CLI invocation; returns the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const words = argv.filter((a) => !a.startsWith('-'))
+  const command = COMMANDS.find((c) => {
+    const parts = c.name.split(' ')
+    return parts.every((p, i) => words[i] === p)
+  })
+  if (!command) {
+    const wantsHelp =
+      argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help'
+    ;(wantsHelp ? io.out : io.err)(
+      wantsHelp ? GLOBAL_HELP : `unknown command: ${argv.join(' ')}\n\n${GLOBAL_HELP}`,
+    )
+    return wantsHelp ? EXIT_OK : EXIT_USAGE
+  }
+  const rest = argv.slice(argv.indexOf(command.name.split(' ').at(-1)!) + 1)
+  let parsed: ReturnType<typeof parseArgs>
+  try {
+    parsed = parseArgs({
+      args: rest,
+      options: {
+        ...Object.fromEntries(
+          Object.entries(command.options).map(([k, o]) => [
+            k,
+            { type: o.type, multiple: o.multiple ?? false },
+          ]),
+        ),
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    })
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${commandHelp(command)}`)
+    return EXIT_USAGE
+  }
+  const { values, positionals } = parsed
+  if (values.help) {
+    io.out(commandHelp(command))
+    return EXIT_OK
+  }
+  const missing = Object.entries(command.options)
+    .filter(([k, o]) => o.required && values[k] === undefined)
+    .map(([k]) => `--${k}`)
+  const expected = command.positionals ?? []
+  if (missing.length > 0 || positionals.length !== expected.length) {
+    const why =
+      missing.length > 0
+        ? `missing ${missing.join(', ')}`
+        : `expected ${expected.join(' ') || 'no arguments'}`
+    io.err(`${why}\n\n${commandHelp(command)}`)
+    return EXIT_USAGE
+  }
+  const request = createAdminClient({
+    baseUrl: io.env.LINKAUTH_ADMIN_URL || 'http://127.0.0.1:3001',
+    token: adminToken(io.env),
+  })
+  try {
+    const result = await command.run(
+      request,
+      values as Record<string, string | string[] | boolean>,
+      positionals,
+    )
+    io.out(values.json ? JSON.stringify(result, null, 2) : command.show(result))
+    return EXIT_OK
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.err(`linkauth: ${err.message}`)
+      return err.exitCode
+    }
+    io.err(`linkauth: ${(err as Error).message}`)
+    return EXIT_REFUSED
+  }
+}
+
+// `npm run cli` runs this file directly; bin/linkauth.js imports runCli instead.
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const code = await runCli(process.argv.slice(2), {
+    out: (t) => process.stdout.write(`${t}\n`),
+    err: (t) => process.stderr.write(`${t}\n`),
+    env: process.env,
+  })
+  process.exitCode = code
+}

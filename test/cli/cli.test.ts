@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../../src/cli/main.js'
+import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+
+const execFileAsync = promisify(execFile)
+
+let t: TestApp
+let adminUrl: string
+beforeAll(async () => {
+  t = await buildTestApp()
+  adminUrl = await t.admin.listen({ port: 0, host: '127.0.0.1' })
+})
+afterAll(async () => {
+  await t.close()
+})
+
+async function cli(args: string[], env: Record<string, string> = {}) {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await runCli(args, {
+    out: (s) => out.push(s),
+    err: (s) => err.push(s),
+    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent', ...env },
+  })
+  return { code, out: out.join('\n'), err: err.join('\n') }
+}
+
+describe('linkauth CLI against a live admin API', () => {
+  it('creates, lists, shows and disables a client', async () => {
+    const created = await cli([
+      'clients',
+      'create',
+      '--name',
+      'CLI App',
+      '--redirect-uri',
+      'https://cli.example/cb',
+      '--redirect-uri',
+      'http://127.0.0.1:9000/cb',
+      '--scope',
+      'links:read',
+      '--json',
+    ])
+    expect(created.code).toBe(0)
+    const client = JSON.parse(created.out)
+    expect(client).toMatchObject({
+      name: 'CLI App',
+      redirect_uris: ['https://cli.example/cb', 'http://127.0.0.1:9000/cb'],
+      scopes: ['links:read'],
+    })
+
+    const list = await cli(['clients', 'list'])
+    expect(list.code).toBe(0)
+    expect(list.out).toMatch(new RegExp(`${client.client_id}\\s+CLI App\\s+active`))
+
+    const shown = await cli(['clients', 'show', client.client_id])
+    expect(shown.out).toContain(`client_id:     ${client.client_id}`)
+
+    const disabled = await cli(['clients', 'disable', client.client_id, '--json'])
+    expect(disabled.code).toBe(0)
+    expect(JSON.parse(disabled.out).disabled_at).not.toBeNull()
+  })
+
+  it('creates users and resource servers, and prints the secret once', async () => {
+    const user = await cli([
+      'users',
+      'create',
+      '--email',
+      'cli@example.com',
+      '--password',
+      'password-123',
+      '--json',
+    ])
+    expect(user.code).toBe(0)
+    expect(JSON.parse(user.out).email).toBe('cli@example.com')
+    const rs = await cli(['resource-servers', 'create', '--name', 'Links API'])
+    expect(rs.code).toBe(0)
+    expect(rs.out).toMatch(/^id: +rs_/m)
+    expect(rs.out).toMatch(/^secret: +[A-Za-z0-9_-]{43}$/m)
+  })
+
+  it('exits 1 with the server’s reason when the server refuses', async () => {
+    const bad = await cli(['clients', 'create', '--name', 'X', '--redirect-uri', 'http://evil.example/cb'])
+    expect(bad.code).toBe(1)
+    expect(bad.err).toContain(
+      'the server refused (400): redirect_uris.0: http is allowed only on loopback hosts',
+    )
+    const dup = await cli(['users', 'create', '--email', 'CLI@example.com', '--password', 'password-123'])
+    expect(dup.code).toBe(1)
+    expect(dup.err).toContain('409')
+  })
+
+  it('says clearly when the token is wrong or missing', async () => {
+    const wrong = await cli(['clients', 'list'], { ADMIN_TOKEN: 'wrong-token' })
+    expect(wrong.code).toBe(1)
+    expect(wrong.err).toContain('refused the admin token (401)')
+    const none = await cli(['clients', 'list'], { ADMIN_TOKEN: '' })
+    expect(none.code).toBe(2)
+    expect(none.err).toContain('no admin token')
+  })
+
+  it('says clearly when the server is unreachable', async () => {
+    const down = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: 'http://127.0.0.1:9' })
+    expect(down.code).toBe(1)
+    expect(down.err).toMatch(/cannot reach the admin API at http:\/\/127\.0\.0\.1:9 .*is linkauth running\?/)
+  })
+
+  it('exits 2 on wrong usage and 0 on --help', async () => {
+    expect((await cli(['clients', 'create', '--name', 'X'])).code).toBe(2)
+    expect((await cli(['clients', 'create', '--bogus'])).code).toBe(2)
+    expect((await cli(['clients', 'show'])).code).toBe(2)
+    expect((await cli(['frobnicate'])).code).toBe(2)
+    const help = await cli(['--help'])
+    expect(help.code).toBe(0)
+    expect(help.out).toContain('clients create')
+    const sub = await cli(['clients', 'create', '--help'])
+    expect(sub.code).toBe(0)
+    expect(sub.out).toContain('--redirect-uri')
+  })
+
+  it('runs as a process with the right exit code (npm run cli)', async () => {
+    const env = { ...process.env, LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN }
+    const ok = await execFileAsync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'clients', 'list', '--json'],
+      {
+        env,
+      },
+    )
+    expect(JSON.parse(ok.stdout).clients.length).toBeGreaterThan(0)
+    const usage = await execFileAsync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'nope'], {
+      env,
+    }).catch((e: { code: number; stderr: string }) => e)
+    expect((usage as { code: number }).code).toBe(2)
+  })
+})

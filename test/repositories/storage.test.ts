@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deleteUser, findUserCredentialsByEmail, insertUser } from '../../src/accounts/user.repository.js'
+import {
+  disableClient,
+  findClientById,
+  insertClient,
+  listClients,
+} from '../../src/clients/client.repository.js'
+import { isUniqueViolation } from '../../src/db/errors.js'
+import {
+  consumeAuthorizationCode,
+  findAuthorizationCode,
+  insertAuthorizationCode,
+} from '../../src/grants/authorization-code.repository.js'
+import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
+import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
+import { randomToken, sha256 } from '../../src/lib/secrets.js'
+import {
+  findResourceServerSecretHash,
+  insertResourceServer,
+} from '../../src/resource-servers/resource-server.repository.js'
+import { createTestDatabase, type TestDatabase, testEngine } from '../helpers/database.js'
+
+/**
+ * One suite for every storage behaviour (after Ory Hydra's persistence tests): CI runs it on
+ * PostgreSQL and once more on PGlite (LINKAUTH_TEST_ENGINE=pglite), so both engines prove themselves.
+ */
+let database: TestDatabase
+const now = new Date('2026-01-01T00:00:00Z')
+const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM'
+
+beforeAll(async () => {
+  database = await createTestDatabase()
+})
+afterAll(async () => {
+  await database.close()
+})
+
+async function fixture() {
+  const db = database.db
+  const user = await insertUser(db, `${randomToken(6)}@example.com`, 'hash')
+  const client = await insertClient(db, {
+    id: randomToken(16),
+    name: 'App',
+    redirectUris: ['https://app.example/cb'],
+    scopes: ['links:read', 'links:write'],
+  })
+  return { db, user, client }
+}
+
+describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'}`, () => {
+  it('runs on the engine the harness chose', () => {
+    expect(['postgres', 'pglite']).toContain(testEngine())
+    expect(database.engine).toBe(testEngine())
+  })
+
+  describe('users', () => {
+    it('finds by email in any case, and refuses the same email in another case', async () => {
+      const db = database.db
+      const user = await insertUser(db, 'Case@Example.com', 'hash-1')
+      const found = await findUserCredentialsByEmail(db, 'case@EXAMPLE.com')
+      expect(found).toMatchObject({ id: user.id, email: 'Case@Example.com', passwordHash: 'hash-1' })
+      expect(found?.createdAt).toBeInstanceOf(Date)
+      const error = await insertUser(db, 'CASE@example.com', 'hash-2').catch((e: unknown) => e)
+      expect(isUniqueViolation(error)).toBe(true)
+    })
+
+    it('deleting a user removes their grants and codes with them', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      await insertAuthorizationCode(db, {
+        codeHash: sha256(randomToken()),
+        clientId: client.id,
+        userId: user.id,
+        grantId: grant.id,
+        redirectUri: 'https://app.example/cb',
+        scopes: ['links:read'],
+        codeChallenge: challenge,
+        createdAt: now,
+        expiresAt: now,
+      })
+      expect(await deleteUser(db, user.id)).toBe(true)
+      expect(await deleteUser(db, user.id)).toBe(false)
+      const left = await db
+        .selectFrom('authorization_codes')
+        .select('code_hash')
+        .where('user_id', '=', user.id)
+        .execute()
+      expect(left).toEqual([])
+      expect(await findLiveGrant(db, user.id, client.id)).toBeUndefined()
+    })
+  })
+
+  describe('clients', () => {
+    it('round-trips arrays and timestamps, lists, and disables idempotently', async () => {
+      const { db, client } = await fixture()
+      expect(await findClientById(db, client.id)).toEqual(client)
+      expect((await listClients(db)).map((c) => c.id)).toContain(client.id)
+      const first = await disableClient(db, client.id, now)
+      const second = await disableClient(db, client.id, new Date(now.getTime() + 1000))
+      expect(first?.disabledAt?.toISOString()).toBe(now.toISOString())
+      expect(second?.disabledAt?.toISOString()).toBe(now.toISOString())
+      expect(await disableClient(db, 'no-such-client', now)).toBeUndefined()
+    })
+
+    it('the database itself refuses 0 or 11 redirect URIs and a malformed id', async () => {
+      const db = database.db
+      const bad = [
+        { id: randomToken(16), name: 'A', redirectUris: [], scopes: ['links:read'] },
+        {
+          id: randomToken(16),
+          name: 'A',
+          redirectUris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`),
+          scopes: ['links:read'],
+        },
+        { id: 'bad id!', name: 'A', redirectUris: ['https://a.example/cb'], scopes: ['links:read'] },
+      ]
+      for (const client of bad) {
+        const error = await insertClient(db, client).catch((e: unknown) => e)
+        expect((error as { code?: string }).code).toBe('23514')
+      }
+    })
+  })
+
+  describe('grants', () => {
+    it('creates one live grant per user and client and widens it to the union', async () => {
+      const { db, user, client } = await fixture()
+      const first = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const widened = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:write'] },
+        now,
+      )
+      expect(widened.id).toBe(first.id)
+      expect([...widened.scopes].sort()).toEqual(['links:read', 'links:write'])
+      expect((await findLiveGrant(db, user.id, client.id))?.id).toBe(first.id)
+    })
+
+    it('concurrent approvals end with exactly one live grant', async () => {
+      const { db, user, client } = await fixture()
+      const grants = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          upsertGrant(
+            db,
+            { userId: user.id, clientId: client.id, scopes: [i % 2 ? 'links:read' : 'links:write'] },
+            now,
+          ),
+        ),
+      )
+      expect(new Set(grants.map((g) => g.id)).size).toBe(1)
+      const rows = await db.selectFrom('grants').select('id').where('user_id', '=', user.id).execute()
+      expect(rows).toHaveLength(1)
+    })
+
+    it('revoking a grant revokes its refresh families; a new grant may follow', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const family = await db
+        .insertInto('refresh_families')
+        .values({
+          grant_id: grant.id,
+          client_id: client.id,
+          user_id: user.id,
+          scopes: ['links:read'],
+          expires_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      const revoked = await db
+        .transaction()
+        .execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
+      expect(revoked).toEqual([grant.id])
+      const fam = await db
+        .selectFrom('refresh_families')
+        .select(['revoked_at', 'revoked_reason'])
+        .where('id', '=', family.id)
+        .executeTakeFirstOrThrow()
+      expect(fam.revoked_at?.toISOString()).toBe(now.toISOString())
+      expect(fam.revoked_reason).toBe('test')
+      const next = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      expect(next.id).not.toBe(grant.id)
+    })
+  })
+
+  describe('authorization codes', () => {
+    it('of concurrent consumptions exactly one wins', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const codeHash = sha256(randomToken())
+      await insertAuthorizationCode(db, {
+        codeHash,
+        clientId: client.id,
+        userId: user.id,
+        grantId: grant.id,
+        redirectUri: 'https://app.example/cb',
+        scopes: ['links:read'],
+        codeChallenge: challenge,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 60_000),
+      })
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => consumeAuthorizationCode(db, codeHash, now)),
+      )
+      expect(results.filter(Boolean)).toHaveLength(1)
+      expect((await findAuthorizationCode(db, codeHash))?.consumedAt?.toISOString()).toBe(now.toISOString())
+    })
+
+    it('the database refuses a challenge that is not S256-shaped', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const error = await insertAuthorizationCode(db, {
+        codeHash: sha256(randomToken()),
+        clientId: client.id,
+        userId: user.id,
+        grantId: grant.id,
+        redirectUri: 'https://app.example/cb',
+        scopes: ['links:read'],
+        codeChallenge: 'plain-challenge',
+        createdAt: now,
+        expiresAt: now,
+      }).catch((e: unknown) => e)
+      expect((error as { code?: string }).code).toBe('23514')
+    })
+  })
+
+  describe('resource servers', () => {
+    it('finds the secret hash of an enabled server only', async () => {
+      const db = database.db
+      const server = await insertResourceServer(db, {
+        id: `rs_${randomToken(8)}`,
+        name: 'API',
+        secretHash: 'h',
+      })
+      expect(await findResourceServerSecretHash(db, server.id)).toBe('h')
+      await db.updateTable('resource_servers').set({ disabled_at: now }).where('id', '=', server.id).execute()
+      expect(await findResourceServerSecretHash(db, server.id)).toBeUndefined()
+    })
+  })
+})
