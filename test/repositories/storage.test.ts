@@ -48,6 +48,27 @@ async function fixture() {
   return { db, user, client }
 }
 
+/** Inserts a code for the fixture's user and client; returns its hash. */
+async function insertCode(
+  f: Awaited<ReturnType<typeof fixture>>,
+  grantId: string,
+  overrides: { codeChallenge?: string; expiresAt?: Date } = {},
+): Promise<string> {
+  const codeHash = sha256(randomToken())
+  await insertAuthorizationCode(f.db, {
+    codeHash,
+    clientId: f.client.id,
+    userId: f.user.id,
+    grantId,
+    redirectUri: 'https://app.example/cb',
+    scopes: ['links:read'],
+    codeChallenge: overrides.codeChallenge ?? challenge,
+    createdAt: now,
+    expiresAt: overrides.expiresAt ?? now,
+  })
+  return codeHash
+}
+
 describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'}`, () => {
   it('runs on the engine the harness chose', () => {
     expect(['postgres', 'pglite']).toContain(testEngine())
@@ -72,17 +93,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      await insertAuthorizationCode(db, {
-        codeHash: sha256(randomToken()),
-        clientId: client.id,
-        userId: user.id,
-        grantId: grant.id,
-        redirectUri: 'https://app.example/cb',
-        scopes: ['links:read'],
-        codeChallenge: challenge,
-        createdAt: now,
-        expiresAt: now,
-      })
+      await insertCode({ db, user, client }, grant.id)
       expect(await deleteUser(db, user.id)).toBe(true)
       expect(await deleteUser(db, user.id)).toBe(false)
       const left = await db
@@ -206,16 +217,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      const codeHash = sha256(randomToken())
-      await insertAuthorizationCode(db, {
-        codeHash,
-        clientId: client.id,
-        userId: user.id,
-        grantId: grant.id,
-        redirectUri: 'https://app.example/cb',
-        scopes: ['links:read'],
-        codeChallenge: challenge,
-        createdAt: now,
+      const codeHash = await insertCode({ db, user, client }, grant.id, {
         expiresAt: new Date(now.getTime() + 60_000),
       })
       const results = await Promise.all(
@@ -232,16 +234,8 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      const error = await insertAuthorizationCode(db, {
-        codeHash: sha256(randomToken()),
-        clientId: client.id,
-        userId: user.id,
-        grantId: grant.id,
-        redirectUri: 'https://app.example/cb',
-        scopes: ['links:read'],
+      const error = await insertCode({ db, user, client }, grant.id, {
         codeChallenge: 'plain-challenge',
-        createdAt: now,
-        expiresAt: now,
       }).catch((e: unknown) => e)
       expect((error as { code?: string }).code).toBe('23514')
     })
