@@ -1,5 +1,6 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { s256Challenge } from '../../src/lib/pkce.js'
+import type { Scope } from '../../src/lib/scopes.js'
 import type { TestApp } from './app.js'
 
 /** A tiny cookie jar for app.inject: remembers Set-Cookie, sends Cookie, forgets cleared cookies. */
@@ -78,7 +79,7 @@ export function authorizeUrl(params: Record<string, string>): string {
 /** One registered client and one user, and the parameters of a valid request from that client. */
 export async function seed(
   t: TestApp,
-  options: { scopes?: string[]; redirectUris?: string[]; email?: string } = {},
+  options: { scopes?: Scope[]; redirectUris?: string[]; email?: string } = {},
 ) {
   const client = await t.services.clients.createClient({
     name: 'Link App',
