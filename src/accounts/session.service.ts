@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
-import { verifyPassword } from './password.js'
+import { prepareUnknownAccountHash, verifyPassword } from './password.js'
 import {
   deleteSession,
   findLiveSessionByTokenHash,
@@ -17,6 +17,7 @@ export type { SignInSession }
 const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
 export function createSessionService(db: Kysely<Database>, clock: Clock, sessionTtlSeconds: number) {
+  void prepareUnknownAccountHash()
   return {
     /**
      * Checks the credentials and opens a session. Unknown email and wrong password take the same

@@ -16,7 +16,7 @@ import {
 } from './authorize-request.js'
 import type { PendingAuthorization } from './authorize.service.js'
 import { requestOf } from './authorize.service.js'
-import { clientRedirectUrl } from './client-redirect.js'
+import { type ClientTarget, redirectToClient } from './client-redirect.js'
 
 type AuthorizeServices = Pick<Services, 'clients' | 'sessions' | 'authorize'>
 
@@ -31,27 +31,19 @@ const GONE =
 export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config, 'issuer' | 'sessionTtl'>) {
   const cookies = sessionCookies(config)
 
-  function redirectToClient(
+  const toClient = (
     reply: FastifyReply,
-    request: Pick<AuthorizationRequest, 'redirectUri' | 'state'>,
+    target: ClientTarget,
     params: Record<string, string>,
-    status: 302 | 303,
-  ): FastifyReply {
-    const url = clientRedirectUrl(request.redirectUri, {
-      ...params,
-      state: request.state,
-      iss: config.issuer,
-    })
-    return reply.header('cache-control', 'no-store').redirect(url, status)
-  }
-
+    status: 302 | 303 = 302,
+  ) => redirectToClient(reply, config.issuer, target, params, status)
   const redirectError = (
     reply: FastifyReply,
-    request: Pick<AuthorizationRequest, 'redirectUri' | 'state'>,
+    target: ClientTarget,
     error: OAuthErrorCode,
     description: string,
     status: 302 | 303 = 302,
-  ) => redirectToClient(reply, request, { error, error_description: description }, status)
+  ) => toClient(reply, target, { error, error_description: description }, status)
 
   /** The registered, enabled client, when the redirect_uri is one of its own (exact string match). */
   async function trustedClient(clientId: string, redirectUri: string) {
@@ -82,7 +74,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     if (!auth.prompt.includes('consent')) {
       const result = await services.authorize.issueWithRememberedConsent(auth, session.userId, pending?.id)
       if (result === 'gone') throw new ProblemError(400, GONE)
-      if (result !== 'ask') return redirectToClient(reply, auth, { code: result.code }, 302)
+      if (result !== 'ask') return toClient(reply, auth, { code: result.code })
     }
     if (wantsNone)
       return redirectError(reply, auth, 'consent_required', 'The user has not approved this access.')
@@ -165,7 +157,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       if (!answered.issued) {
         return redirectError(reply, auth, 'access_denied', 'The user denied the request.', 303)
       }
-      return redirectToClient(reply, auth, { code: answered.issued.code }, 303)
+      return toClient(reply, auth, { code: answered.issued.code }, 303)
     })
   }
 }
