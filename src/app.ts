@@ -1,8 +1,10 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
+import { signInRoutes } from './accounts/sign-in.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
+import { authorizeRoutes } from './oauth/authorize.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { staticRoutes } from './web/static.routes.js'
 
@@ -19,5 +21,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
   await app.register(staticRoutes)
   await app.register(healthRoutes(services))
+  await app.register(signInRoutes(services, options.config))
+  await app.register(authorizeRoutes(services, options.config))
   return app
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
+import { createSessionService } from './accounts/session.service.js'
 import { createUserService } from './accounts/user.service.js'
 import { createClientService } from './clients/client.service.js'
 import type { Config } from './config.js'
@@ -7,6 +8,7 @@ import type { Database } from './db/database.js'
 import { createGrantService } from './grants/grant.service.js'
 import { createHealthService } from './health/health.service.js'
 import type { Clock } from './lib/clock.js'
+import { createAuthorizeService } from './oauth/authorize.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
 
 /** What both listeners are built from; passed in, never imported as singletons (DESIGN §2). */
@@ -19,12 +21,14 @@ export interface AppDeps {
 
 /** Wires every service once over the given dependencies. */
 export function createServices(deps: AppDeps) {
-  const { db, clock } = deps
-  const grants = createGrantService(db, clock)
+  const { db, clock, config } = deps
+  const grants = createGrantService(db, clock, config.authCodeTtl)
   return {
     health: createHealthService(db),
     users: createUserService(db),
+    sessions: createSessionService(db, clock, config.sessionTtl),
     grants,
+    authorize: createAuthorizeService(db, clock, grants),
     clients: createClientService(db, clock, grants),
     resourceServers: createResourceServerService(db),
   }

@@ -41,6 +41,8 @@ export interface PendingAuthorizationsTable {
   created_at: CreatedAt
   expires_at: Timestamp
   completed_at: NullableTimestamp
+  /** Set when a sign-in for this very request succeeds (migration 0002). */
+  session_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface GrantsTable {

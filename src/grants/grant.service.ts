@@ -1,17 +1,87 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
-import type { Clock } from '../lib/clock.js'
+import { addSeconds, type Clock } from '../lib/clock.js'
+import { isSubset } from '../lib/scopes.js'
+import { randomToken, sha256 } from '../lib/secrets.js'
+import { insertAuthorizationCode } from './authorization-code.repository.js'
 import { revokeGrantsWhere } from './grant-revocation.repository.js'
+import { findLiveGrant, findLiveGrantForUpdate, type Grant, upsertGrant } from './grant.repository.js'
 
-export function createGrantService(db: Kysely<Database>, clock: Clock) {
+export type { Grant }
+
+/** What an authorization code is bound to (RFC 6749 §4.1.2, RFC 7636 §4.4). */
+export interface CodeRequest {
+  userId: string
+  clientId: string
+  redirectUri: string
+  scopes: string[]
+  codeChallenge: string
+}
+
+/** The plain code exists only here and in the redirect; the database keeps sha256(code). */
+export interface IssuedCode {
+  code: string
+  grantId: string
+  expiresAt: Date
+}
+
+export function createGrantService(db: Kysely<Database>, clock: Clock, authCodeTtlSeconds = 60) {
+  const inTransaction = <T>(trx: Kysely<Database> | undefined, run: (t: Kysely<Database>) => Promise<T>) =>
+    trx ? run(trx) : db.transaction().execute(run)
+
+  async function insertCode(t: Kysely<Database>, request: CodeRequest, grantId: string): Promise<IssuedCode> {
+    const code = randomToken()
+    const now = clock.now()
+    const expiresAt = addSeconds(now, authCodeTtlSeconds)
+    await insertAuthorizationCode(t, {
+      codeHash: sha256(code),
+      clientId: request.clientId,
+      userId: request.userId,
+      grantId,
+      redirectUri: request.redirectUri,
+      scopes: request.scopes,
+      codeChallenge: request.codeChallenge,
+      createdAt: now,
+      expiresAt,
+    })
+    return { code, grantId, expiresAt }
+  }
+
   return {
+    /** The user's live grant for a client, if any. */
+    findLiveGrant: (userId: string, clientId: string) => findLiveGrant(db, userId, clientId),
+
+    /**
+     * The user said Allow: creates or widens the (user, client) grant and issues a code bound to
+     * it, in one transaction (the caller's `trx` when given, so that more can join it).
+     */
+    approveAndIssueCode(request: CodeRequest, trx?: Kysely<Database>): Promise<IssuedCode> {
+      return inTransaction(trx, async (t) => {
+        const grant = await upsertGrant(t, request, clock.now())
+        return insertCode(t, request, grant.id)
+      })
+    },
+
+    /**
+     * Remembered consent: issues a code only if the live grant still covers every requested scope,
+     * holding its row so that a concurrent revocation cannot slip between the check and the code.
+     * Undefined when there is no such grant (the user must be asked).
+     */
+    issueCodeUnderLiveGrant(request: CodeRequest, trx?: Kysely<Database>): Promise<IssuedCode | undefined> {
+      return inTransaction(trx, async (t) => {
+        const grant = await findLiveGrantForUpdate(t, request.userId, request.clientId)
+        if (!grant || !isSubset(request.scopes, grant.scopes)) return undefined
+        return insertCode(t, request, grant.id)
+      })
+    },
+
     /**
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
      * of a larger transaction; without it, it runs in one of its own.
      */
     async revokeAllForClient(clientId: string, trx?: Kysely<Database>): Promise<number> {
       const run = (t: Kysely<Database>) => revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
-      const ids = trx ? await run(trx) : await db.transaction().execute(run)
+      const ids = await inTransaction(trx, run)
       return ids.length
     },
   }

@@ -1,13 +1,43 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 
-const CSP = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ')
+function contentSecurityPolicy(formActions: readonly string[] = []): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    ["form-action 'self'", ...formActions].join(' '),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join('; ')
+}
+
+const CSP = contentSecurityPolicy()
+
+/**
+ * The CSP source of a registered redirect URI: its origin, or its scheme for a native app's
+ * private-use scheme (RFC 8252). Undefined when it cannot be expressed safely.
+ */
+function cspSourceFor(redirectUri: string): string | undefined {
+  let url: URL
+  try {
+    url = new URL(redirectUri)
+  } catch {
+    return undefined
+  }
+  const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol
+  return /^[A-Za-z0-9+.:/[\]-]+$/.test(source) ? source : undefined
+}
+
+/**
+ * Chromium applies form-action to every redirect that follows a form submission, so the 303 to the
+ * client after Allow/Deny (or after signing in, when consent is remembered) would be blocked by
+ * form-action 'self' alone. Pages whose forms end at the client allow exactly that client's
+ * registered redirect origin, and nothing else; every other page keeps 'self'.
+ */
+export function allowFormRedirectTo(reply: FastifyReply, redirectUri: string): void {
+  const source = cspSourceFor(redirectUri)
+  if (source) reply.header('content-security-policy', contentSecurityPolicy([source]))
+}
 
 /** DESIGN §5: every answer carries these, pages and APIs alike. */
 export async function securityHeaders(app: FastifyInstance): Promise<void> {

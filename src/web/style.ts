@@ -34,4 +34,8 @@ button.danger { color: var(--danger); }
 ul.scopes { padding-left: 1.25rem; margin: 0 0 1rem; }
 ul.scopes li { margin: 0.25rem 0; }
 .error .code { color: var(--muted); }
+h2 { font-size: 1.0625rem; margin: 1.5rem 0 0.5rem; }
+.app-name { font-size: 1.25em; font-weight: 800; }
+.switch-account { border-top: 1px solid var(--border); padding-top: 1rem; margin-top: 1.5rem; }
+@media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1rem; } }
 `

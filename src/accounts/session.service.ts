@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.js'
+import { addSeconds, type Clock } from '../lib/clock.js'
+import { randomToken, sha256 } from '../lib/secrets.js'
+import { prepareUnknownAccountHash, verifyPassword } from './password.js'
+import {
+  deleteSession,
+  findLiveSessionByTokenHash,
+  insertSession,
+  type SignInSession,
+} from './session.repository.js'
+import { findUserCredentialsByEmail } from './user.repository.js'
+
+export type { SignInSession }
+
+/** A session token is randomToken(): 43 base64url characters; anything else is not worth a query. */
+const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+export function createSessionService(db: Kysely<Database>, clock: Clock, sessionTtlSeconds: number) {
+  void prepareUnknownAccountHash()
+  return {
+    /**
+     * Checks the credentials and opens a session. Unknown email and wrong password take the same
+     * argon2 work and both answer undefined, so neither the answer nor its timing tells them apart.
+     * The plain token goes only into the cookie; the database keeps its SHA-256.
+     */
+    async signIn(
+      email: string,
+      password: string,
+    ): Promise<{ token: string; session: SignInSession } | undefined> {
+      const user = email.length <= 320 ? await findUserCredentialsByEmail(db, email.trim()) : undefined
+      const ok = await verifyPassword(user?.passwordHash, password)
+      if (!ok || !user) return undefined
+      const token = randomToken()
+      const now = clock.now()
+      const session = {
+        userId: user.id,
+        email: user.email,
+        csrfSecret: randomToken(),
+        createdAt: now,
+        expiresAt: addSeconds(now, sessionTtlSeconds),
+      }
+      const id = await insertSession(db, { ...session, tokenHash: sha256(token) })
+      return { token, session: { id, ...session } }
+    },
+
+    /** The live session a cookie value names, or undefined (absent, malformed, unknown or expired). */
+    async findSession(token: string | undefined): Promise<SignInSession | undefined> {
+      if (!token || !SESSION_TOKEN_PATTERN.test(token)) return undefined
+      return findLiveSessionByTokenHash(db, sha256(token), clock.now())
+    },
+
+    signOut: (sessionId: string) => deleteSession(db, sessionId),
+  }
+}
+
+export type SessionService = ReturnType<typeof createSessionService>

@@ -1,0 +1,102 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { Config } from '../config.js'
+import { ProblemError } from '../errors.js'
+import { constantTimeEqual } from '../lib/secrets.js'
+import type { Services } from '../services.js'
+import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
+import { formField } from '../web/form.js'
+import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
+import { allowFormRedirectTo } from '../web/security-headers.js'
+import { sessionCookies } from './session-cookie.js'
+
+const EXPIRED_REQUEST =
+  'This sign-in request has expired or was already used. Go back to the application and start again.'
+
+function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  // Pages carry CSRF tokens or personal data: never cache them.
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
+}
+
+/**
+ * GET/POST /login and POST /logout. With `request` (a pending authorization id) a successful
+ * sign-in continues that request; without it, it lands on /login itself, which then says who is
+ * signed in. No return_to URL is ever taken from the request, so there is no open redirect.
+ */
+export function signInRoutes(
+  services: Pick<Services, 'sessions' | 'authorize' | 'clients'>,
+  config: Pick<Config, 'issuer' | 'sessionTtl'>,
+) {
+  const cookies = sessionCookies(config)
+
+  async function pendingWithClient(requestId: string | undefined) {
+    if (requestId === undefined) return { pending: undefined, clientName: undefined }
+    const pending = await services.authorize.findOpenPending(requestId)
+    const client = pending && (await services.clients.findActiveClient(pending.clientId))
+    if (!pending || !client) throw new ProblemError(400, EXPIRED_REQUEST)
+    return { pending, clientName: client.name }
+  }
+
+  return async (app: FastifyInstance) => {
+    app.get('/login', async (request, reply) => {
+      const requestId = formField(request.query, 'request')
+      const { pending, clientName } = await pendingWithClient(requestId)
+      if (!pending) {
+        const session = await cookies.currentSession(request, services.sessions)
+        if (session) {
+          const logoutCsrfToken = csrfToken(session.csrfSecret, LOGOUT_BINDING)
+          return sendPage(reply, signedInPage({ email: session.email, logoutCsrfToken }))
+        }
+      } else {
+        allowFormRedirectTo(reply, pending.redirectUri)
+      }
+      const token = cookies.loginCsrfToken(request, reply)
+      return sendPage(reply, signInPage({ csrfToken: token, requestId: pending?.id, clientName }))
+    })
+
+    app.post('/login', async (request, reply) => {
+      const body = request.body
+      const expected = cookies.loginCsrfCookie(request)
+      const sent = formField(body, 'csrf_token')
+      if (!expected || !sent || !constantTimeEqual(expected, sent)) {
+        throw new ProblemError(403, 'The sign-in form has expired. Reload the page and try again.')
+      }
+      const { pending, clientName } = await pendingWithClient(formField(body, 'request'))
+      if (pending) allowFormRedirectTo(reply, pending.redirectUri)
+      const email = formField(body, 'email') ?? ''
+      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '')
+      if (!result) {
+        // One message and one status for unknown email and wrong password: no user enumeration.
+        const page = signInPage({
+          csrfToken: expected,
+          requestId: pending?.id,
+          clientName,
+          email,
+          failed: true,
+        })
+        return sendPage(reply, page, 400)
+      }
+      const previous = await cookies.currentSession(request, services.sessions)
+      if (previous) await services.sessions.signOut(previous.id)
+      cookies.setSession(reply, result.token)
+      if (!pending) return reply.redirect('/login', 303)
+      await services.authorize.recordSignIn(pending.id, result.session.id)
+      // 303, never 307: the browser must not repeat the credentials POST at the next location.
+      return reply.redirect(`/oauth/authorize/continue?request=${encodeURIComponent(pending.id)}`, 303)
+    })
+
+    app.post('/logout', async (request, reply) => {
+      const session = await cookies.currentSession(request, services.sessions)
+      const requestId = formField(request.body, 'request')
+      const next =
+        requestId && /^[A-Za-z0-9_-]{22}$/.test(requestId) ? `/login?request=${requestId}` : '/login'
+      if (session) {
+        if (!isValidCsrfToken(session.csrfSecret, LOGOUT_BINDING, formField(request.body, 'csrf_token'))) {
+          throw new ProblemError(403, 'The sign-out form has expired. Reload the page and try again.')
+        }
+        await services.sessions.signOut(session.id)
+      }
+      cookies.clearSession(reply)
+      return reply.redirect(next, 303)
+    })
+  }
+}

@@ -1,0 +1,139 @@
+import type { OAuthErrorCode } from '../errors.js'
+import { isValidS256Challenge } from '../lib/pkce.js'
+import { isKnownScope, isSubset, parseScopeParameter } from '../lib/scopes.js'
+
+/** The query as Fastify parses it: a repeated parameter arrives as an array. */
+export type RawQuery = Record<string, string | string[] | undefined>
+
+export type PromptValue = 'none' | 'login' | 'consent'
+
+/** A request that passed every check of RFC 6749 §4.1.1 and RFC 7636 §4.3. */
+export interface AuthorizationRequest {
+  clientId: string
+  redirectUri: string
+  scopes: string[]
+  state: string | null
+  codeChallenge: string
+  prompt: PromptValue[]
+}
+
+export type ClientTargetResult =
+  { ok: true; clientId: string; redirectUri: string } | { ok: false; description: string }
+
+export type ValidationResult =
+  | { ok: true; request: AuthorizationRequest }
+  | { ok: false; error: OAuthErrorCode; description: string; state: string | null }
+
+/** RFC 6749 §3.1: parameters we know and that must not appear twice. */
+const KNOWN = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'prompt',
+]
+const MAX_STATE_BYTES = 1024
+
+/** RFC 6749 §3.1: a parameter sent without a value is treated as omitted. */
+function single(query: RawQuery, name: string): string | undefined {
+  const value = query[name]
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/**
+ * Step one: who to answer, and where. Until this passes nothing may redirect (RFC 6749 §4.1.2.1,
+ * RFC 9700 §4.1): the caller then checks the client and compares redirect_uri exactly.
+ */
+export function readClientTarget(query: RawQuery): ClientTargetResult {
+  if (Array.isArray(query.client_id)) return { ok: false, description: 'client_id is repeated.' }
+  if (Array.isArray(query.redirect_uri)) return { ok: false, description: 'redirect_uri is repeated.' }
+  const clientId = single(query, 'client_id')
+  const redirectUri = single(query, 'redirect_uri')
+  if (!clientId) return { ok: false, description: 'The request has no client_id.' }
+  if (!redirectUri) return { ok: false, description: 'The request has no redirect_uri.' }
+  return { ok: true, clientId, redirectUri }
+}
+
+/** State to echo in an error redirect: only a single, reasonably sized value. */
+function echoableState(query: RawQuery): string | null {
+  const state = single(query, 'state')
+  return state !== undefined && Buffer.byteLength(state) <= MAX_STATE_BYTES ? state : null
+}
+
+/**
+ * Step two, once the redirect_uri is trusted: every other parameter, in a fixed order, so that
+ * each failure has one predictable error code. Unknown parameters are ignored (RFC 6749 §3.1).
+ */
+export function validateAuthorizationParameters(
+  query: RawQuery,
+  target: { clientId: string; redirectUri: string; allowedScopes: readonly string[] },
+): ValidationResult {
+  const state = echoableState(query)
+  const fail = (error: OAuthErrorCode, description: string): ValidationResult => ({
+    ok: false,
+    error,
+    description,
+    state,
+  })
+
+  const repeated = KNOWN.find((name) => Array.isArray(query[name]))
+  if (repeated) return fail('invalid_request', `${repeated} is repeated.`)
+
+  const responseType = single(query, 'response_type')
+  if (responseType !== undefined && responseType !== 'code') {
+    return fail('unsupported_response_type', 'Only response_type=code is supported.')
+  }
+
+  const challenge = single(query, 'code_challenge')
+  if (challenge === undefined) return fail('invalid_request', 'code_challenge is required (PKCE, S256).')
+  if (!isValidS256Challenge(challenge)) {
+    return fail('invalid_request', 'code_challenge must be 43 characters of base64url (S256).')
+  }
+  const method = single(query, 'code_challenge_method')
+  if (method !== undefined && method !== 'S256') {
+    return fail('invalid_request', 'code_challenge_method must be S256.')
+  }
+
+  const scopeParameter = single(query, 'scope')
+  if (scopeParameter === undefined) return fail('invalid_scope', 'scope is required.')
+  const scopes = parseScopeParameter(scopeParameter)
+  if (!scopes) return fail('invalid_scope', 'scope must be scope names separated by single spaces.')
+  const unknown = scopes.find((s) => !isKnownScope(s))
+  if (unknown !== undefined) return fail('invalid_scope', `Unknown scope: ${unknown}.`)
+  if (!isSubset(scopes, target.allowedScopes)) {
+    return fail('invalid_scope', 'This application may not ask for some of these scopes.')
+  }
+
+  const prompt = parsePrompt(single(query, 'prompt'))
+  if (!prompt) return fail('invalid_request', 'prompt must be none, login or consent.')
+
+  const rawState = single(query, 'state')
+  if (rawState !== undefined && Buffer.byteLength(rawState) > MAX_STATE_BYTES) {
+    return fail('invalid_request', `state must be at most ${MAX_STATE_BYTES} bytes.`)
+  }
+
+  return {
+    ok: true,
+    request: {
+      clientId: target.clientId,
+      redirectUri: target.redirectUri,
+      scopes,
+      state: rawState ?? null,
+      codeChallenge: challenge,
+      prompt,
+    },
+  }
+}
+
+/** OIDC Core §3.1.2.1 prompt: space-separated; `none` stands alone. Null when invalid. */
+export function parsePrompt(value: string | undefined): PromptValue[] | null {
+  if (value === undefined) return []
+  const values = value.split(' ')
+  if (!values.every((v): v is PromptValue => v === 'none' || v === 'login' || v === 'consent')) return null
+  if (new Set(values).size !== values.length) return null
+  if (values.includes('none') && values.length > 1) return null
+  return values
+}

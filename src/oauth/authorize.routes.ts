@@ -1,0 +1,163 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { sessionCookies } from '../accounts/session-cookie.js'
+import type { SignInSession } from '../accounts/session.service.js'
+import type { Config } from '../config.js'
+import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
+import type { Services } from '../services.js'
+import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
+import { formField } from '../web/form.js'
+import { consentPage } from '../web/pages/consent.page.js'
+import { allowFormRedirectTo } from '../web/security-headers.js'
+import {
+  type AuthorizationRequest,
+  type RawQuery,
+  readClientTarget,
+  validateAuthorizationParameters,
+} from './authorize-request.js'
+import type { PendingAuthorization } from './authorize.service.js'
+import { requestOf } from './authorize.service.js'
+import { type ClientTarget, redirectToClient } from './client-redirect.js'
+
+type AuthorizeServices = Pick<Services, 'clients' | 'sessions' | 'authorize'>
+
+const GONE =
+  'This authorization request has expired or was already answered. Go back to the application and start again.'
+
+/**
+ * GET /oauth/authorize (RFC 6749 §4.1.1, RFC 7636, RFC 9207), its continuation after sign-in, and
+ * POST /oauth/authorize (the consent form). Errors about the client or redirect_uri are pages and
+ * never redirect; every later error goes back to the exactly-registered redirect_uri.
+ */
+export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config, 'issuer' | 'sessionTtl'>) {
+  const cookies = sessionCookies(config)
+
+  const toClient = (
+    reply: FastifyReply,
+    target: ClientTarget,
+    params: Record<string, string>,
+    status: 302 | 303 = 302,
+  ) => redirectToClient(reply, config.issuer, target, params, status)
+  const redirectError = (
+    reply: FastifyReply,
+    target: ClientTarget,
+    error: OAuthErrorCode,
+    description: string,
+    status: 302 | 303 = 302,
+  ) => toClient(reply, target, { error, error_description: description }, status)
+
+  /** The registered, enabled client, when the redirect_uri is one of its own (exact string match). */
+  async function trustedClient(clientId: string, redirectUri: string) {
+    const client = await services.clients.findActiveClient(clientId)
+    if (!client) throw new OAuthError('invalid_client', 'No enabled application has this client_id.', 400)
+    if (!client.redirectUris.includes(redirectUri)) {
+      throw new OAuthError('invalid_request', 'This redirect_uri is not registered for the application.')
+    }
+    return client
+  }
+
+  /** Sign-in, remembered consent, or the consent page: shared by the first GET and the continuation. */
+  async function proceed(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    auth: AuthorizationRequest,
+    clientName: string,
+    pending?: PendingAuthorization,
+  ): Promise<FastifyReply> {
+    const session = await cookies.currentSession(request, services.sessions)
+    const wantsNone = auth.prompt.includes('none')
+    const needsFreshLogin = auth.prompt.includes('login') && (!session || pending?.sessionId !== session.id)
+    if (!session || needsFreshLogin) {
+      if (wantsNone) return redirectError(reply, auth, 'login_required', 'The user is not signed in.')
+      const target = pending ?? (await services.authorize.createPending(auth))
+      return reply.header('cache-control', 'no-store').redirect(`/login?request=${target.id}`, 303)
+    }
+    if (!auth.prompt.includes('consent')) {
+      const result = await services.authorize.issueWithRememberedConsent(auth, session.userId, pending?.id)
+      if (result === 'gone') throw new ProblemError(400, GONE)
+      if (result !== 'ask') return toClient(reply, auth, { code: result.code })
+    }
+    if (wantsNone)
+      return redirectError(reply, auth, 'consent_required', 'The user has not approved this access.')
+    const target = pending ?? (await services.authorize.createPending(auth))
+    return showConsent(reply, target, clientName, session)
+  }
+
+  function showConsent(
+    reply: FastifyReply,
+    pending: PendingAuthorization,
+    clientName: string,
+    session: SignInSession,
+  ) {
+    allowFormRedirectTo(reply, pending.redirectUri)
+    const body = consentPage({
+      clientName,
+      scopes: pending.scopes,
+      redirectUri: pending.redirectUri,
+      email: session.email,
+      requestId: pending.id,
+      csrfToken: csrfToken(session.csrfSecret, authorizeBinding(pending.id)),
+      logoutCsrfToken: csrfToken(session.csrfSecret, LOGOUT_BINDING),
+    })
+    return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
+  }
+
+  /** A pending request whose client is still enabled and still has this redirect_uri. */
+  async function openPending(id: unknown) {
+    const pending = await services.authorize.findOpenPending(id)
+    if (!pending) throw new ProblemError(400, GONE)
+    const client = await trustedClient(pending.clientId, pending.redirectUri)
+    return { pending, client }
+  }
+
+  return async (app: FastifyInstance) => {
+    app.get('/oauth/authorize', async (request, reply) => {
+      const query = request.query as RawQuery
+      const target = readClientTarget(query)
+      if (!target.ok) throw new OAuthError('invalid_request', target.description)
+      const client = await trustedClient(target.clientId, target.redirectUri)
+      const result = validateAuthorizationParameters(query, { ...target, allowedScopes: client.scopes })
+      if (!result.ok) {
+        return redirectError(
+          reply,
+          { redirectUri: target.redirectUri, state: result.state },
+          result.error,
+          result.description,
+        )
+      }
+      return proceed(request, reply, result.request, client.name)
+    })
+
+    app.get('/oauth/authorize/continue', async (request, reply) => {
+      const { pending, client } = await openPending(formField(request.query, 'request'))
+      return proceed(request, reply, requestOf(pending), client.name, pending)
+    })
+
+    app.post('/oauth/authorize', async (request, reply) => {
+      const body = request.body
+      const session = await cookies.currentSession(request, services.sessions)
+      const requestId = formField(body, 'request') ?? ''
+      // Bound to this session and this pending request; a replay fails below (the request is answered).
+      if (
+        !session ||
+        !isValidCsrfToken(session.csrfSecret, authorizeBinding(requestId), formField(body, 'csrf_token'))
+      ) {
+        throw new ProblemError(
+          403,
+          'This form is not valid for your session. Go back to the application and start again.',
+        )
+      }
+      const decision = formField(body, 'decision')
+      if (decision !== 'allow' && decision !== 'deny') throw new ProblemError(400, 'Choose Allow or Deny.')
+      const pending = await services.authorize.findOpenPending(requestId)
+      if (!pending) throw new ProblemError(403, GONE)
+      await trustedClient(pending.clientId, pending.redirectUri)
+      const answered = await services.authorize.answer(pending.id, session.userId, decision === 'allow')
+      if (!answered) throw new ProblemError(403, GONE)
+      const auth = requestOf(answered.pending)
+      if (!answered.issued) {
+        return redirectError(reply, auth, 'access_denied', 'The user denied the request.', 303)
+      }
+      return toClient(reply, auth, { code: answered.issued.code }, 303)
+    })
+  }
+}

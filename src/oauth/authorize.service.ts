@@ -1,0 +1,125 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.js'
+import type { GrantService, IssuedCode } from '../grants/grant.service.js'
+import { addSeconds, type Clock } from '../lib/clock.js'
+import { randomToken } from '../lib/secrets.js'
+import type { AuthorizationRequest, PromptValue } from './authorize-request.js'
+import {
+  completePendingAuthorization,
+  findOpenPendingAuthorization,
+  insertPendingAuthorization,
+  type PendingAuthorization,
+  setPendingAuthorizationSession,
+} from './pending-authorization.repository.js'
+
+export type { PendingAuthorization }
+
+/** Long enough to sign in and read the consent page, short enough not to linger. */
+const PENDING_TTL_SECONDS = 600
+/** Pending ids are randomToken(16): 22 base64url characters. */
+const PENDING_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/
+
+export function isPendingId(value: unknown): value is string {
+  return typeof value === 'string' && PENDING_ID_PATTERN.test(value)
+}
+
+export function promptOf(pending: PendingAuthorization): PromptValue[] {
+  return pending.prompt ? (pending.prompt.split(' ') as PromptValue[]) : []
+}
+
+export function requestOf(pending: PendingAuthorization): AuthorizationRequest {
+  return {
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    scopes: pending.scopes,
+    state: pending.state,
+    codeChallenge: pending.codeChallenge,
+    prompt: promptOf(pending),
+  }
+}
+
+/** The authorization endpoint's rules (RFC 6749 §4.1): pending requests, consent, codes. */
+export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grants: GrantService) {
+  const codeRequest = (request: AuthorizationRequest, userId: string) => ({
+    userId,
+    clientId: request.clientId,
+    redirectUri: request.redirectUri,
+    scopes: request.scopes,
+    codeChallenge: request.codeChallenge,
+  })
+
+  return {
+    /** Keeps a validated request server-side under a random id while the user signs in or consents. */
+    createPending(request: AuthorizationRequest): Promise<PendingAuthorization> {
+      const now = clock.now()
+      return insertPendingAuthorization(db, {
+        id: randomToken(16),
+        clientId: request.clientId,
+        redirectUri: request.redirectUri,
+        scopes: request.scopes,
+        state: request.state,
+        codeChallenge: request.codeChallenge,
+        prompt: request.prompt.length > 0 ? request.prompt.join(' ') : null,
+        createdAt: now,
+        expiresAt: addSeconds(now, PENDING_TTL_SECONDS),
+      })
+    },
+
+    async findOpenPending(id: unknown): Promise<PendingAuthorization | undefined> {
+      return isPendingId(id) ? findOpenPendingAuthorization(db, id, clock.now()) : undefined
+    },
+
+    recordSignIn: (pendingId: string, sessionId: string) =>
+      setPendingAuthorizationSession(db, pendingId, sessionId),
+
+    /**
+     * Remembered consent: a code at once when the live grant already covers every requested scope.
+     * With a pending request, it is completed in the same transaction (it cannot be used twice).
+     * 'ask' when the user has to see the consent page; 'gone' when the pending request was used.
+     */
+    async issueWithRememberedConsent(
+      request: AuthorizationRequest,
+      userId: string,
+      pendingId?: string,
+    ): Promise<IssuedCode | 'ask' | 'gone'> {
+      return db
+        .transaction()
+        .execute(async (trx) => {
+          const issued = await grants.issueCodeUnderLiveGrant(codeRequest(request, userId), trx)
+          if (!issued) return 'ask'
+          if (pendingId && !(await completePendingAuthorization(trx, pendingId, clock.now()))) {
+            throw new PendingGone()
+          }
+          return issued
+        })
+        .catch((err: unknown) => {
+          if (err instanceof PendingGone) return 'gone' as const
+          throw err
+        })
+    },
+
+    /**
+     * The user's answer on the consent page. Completing the pending request, widening the grant and
+     * issuing the code are one transaction; undefined when the request was already answered or
+     * expired, so a double submit gets at most one code.
+     */
+    async answer(
+      pendingId: string,
+      userId: string,
+      allow: boolean,
+    ): Promise<{ pending: PendingAuthorization; issued: IssuedCode | null } | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const pending = await completePendingAuthorization(trx, pendingId, clock.now())
+        if (!pending) return undefined
+        if (!allow) return { pending, issued: null }
+        const issued = await grants.approveAndIssueCode(codeRequest(requestOf(pending), userId), trx)
+        return { pending, issued }
+      })
+    },
+  }
+}
+
+/** Rolls back a remembered-consent code when its pending request was answered meanwhile. */
+class PendingGone extends Error {}
+
+export type AuthorizeService = ReturnType<typeof createAuthorizeService>

@@ -1,0 +1,56 @@
+import { SCOPE_DESCRIPTIONS, isKnownScope } from '../../lib/scopes.js'
+import { html } from '../html.js'
+import { page } from '../layout.js'
+
+function destination(redirectUri: string): string {
+  try {
+    const url = new URL(redirectUri)
+    return url.host || url.protocol
+  } catch {
+    return redirectUri
+  }
+}
+
+/** The consent page: who asks, for what (in plain words), who is signed in, and Allow / Deny. */
+export function consentPage(options: {
+  clientName: string
+  scopes: readonly string[]
+  redirectUri: string
+  email: string
+  requestId: string
+  csrfToken: string
+  logoutCsrfToken: string
+}): string {
+  return page(
+    `Allow ${options.clientName}?`,
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
+      <h2>It will be able to:</h2>
+      <ul class="scopes">
+        ${options.scopes.map(
+          (scope) =>
+            html`<li>${isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope} <code>${scope}</code></li>`,
+        )}
+      </ul>
+      <p class="muted">
+        If you allow this, you will be sent back to ${destination(options.redirectUri)}. You can disconnect
+        the application at any time in your account.
+      </p>
+      <form method="post" action="/oauth/authorize">
+        <input type="hidden" name="request" value="${options.requestId}" />
+        <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
+        <div class="actions">
+          <button type="submit" name="decision" value="allow" class="primary">Allow</button>
+          <button type="submit" name="decision" value="deny">Deny</button>
+        </div>
+      </form>
+      <h2>Not you?</h2>
+      <form method="post" action="/logout" class="switch-account">
+        <p>Signed in as <strong>${options.email}</strong>.</p>
+        <input type="hidden" name="request" value="${options.requestId}" />
+        <input type="hidden" name="csrf_token" value="${options.logoutCsrfToken}" />
+        <button type="submit">Switch account</button>
+      </form>
+    </section>`,
+  )
+}

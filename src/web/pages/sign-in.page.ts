@@ -1,0 +1,61 @@
+import { html } from '../html.js'
+import { page, SERVICE_NAME } from '../layout.js'
+
+export const SIGN_IN_FAILED = 'Email or password is incorrect'
+
+/** The sign-in form; `requestId` carries a pending authorization through the POST. */
+export function signInPage(options: {
+  csrfToken: string
+  requestId?: string
+  clientName?: string
+  email?: string
+  failed?: boolean
+}): string {
+  return page(
+    'Sign in',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">Sign in to ${SERVICE_NAME}</h1>
+      ${
+        options.clientName
+          ? html`<p>to continue to <strong class="app-name">${options.clientName}</strong></p>`
+          : ''
+      }
+      ${options.failed ? html`<p class="alert" role="alert">${SIGN_IN_FAILED}</p>` : ''}
+      <form method="post" action="/login">
+        <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
+        ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
+        <label for="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          maxlength="320"
+          value="${options.email ?? ''}"
+        />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required />
+        <div class="actions">
+          <button type="submit" class="primary">Sign in</button>
+        </div>
+      </form>
+    </section>`,
+  )
+}
+
+/** /login for someone already signed in, with no request to continue: who they are, and a way out. */
+export function signedInPage(options: { email: string; logoutCsrfToken: string }): string {
+  return page(
+    'Signed in',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">You are signed in</h1>
+      <p>Signed in as <strong>${options.email}</strong>.</p>
+      <p class="muted">You can close this page and return to the application you came from.</p>
+      <form method="post" action="/logout">
+        <input type="hidden" name="csrf_token" value="${options.logoutCsrfToken}" />
+        <button type="submit">Sign out</button>
+      </form>
+    </section>`,
+  )
+}
