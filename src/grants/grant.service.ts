@@ -1,9 +1,18 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { Clock } from '../lib/clock.js'
+import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
 import { revokeGrantsWhere } from './grant-revocation.repository.js'
+import {
+  type IssuedRefreshToken,
+  type RefreshLifetimes,
+  type RefreshRotation,
+  rotateRefreshToken,
+} from './refresh-rotation.js'
 
-export function createGrantService(db: Kysely<Database>, clock: Clock) {
+export type { CodeRedemption, IssuedRefreshToken, RefreshLifetimes, RefreshRotation }
+
+export function createGrantService(db: Kysely<Database>, clock: Clock, lifetimes: RefreshLifetimes) {
   return {
     /**
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
@@ -14,6 +23,12 @@ export function createGrantService(db: Kysely<Database>, clock: Clock) {
       const ids = trx ? await run(trx) : await db.transaction().execute(run)
       return ids.length
     },
+    /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
+    redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
+      redeemAuthorizationCode(db, clock, lifetimes, input),
+    /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
+    rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
+      rotateRefreshToken(db, clock, lifetimes, input),
   }
 }
 
