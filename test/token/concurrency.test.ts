@@ -39,7 +39,7 @@ describe(`concurrent token requests (${testEngine()})`, () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1)
     expect(statuses.filter((s) => s === 400)).toHaveLength(19)
     for (const a of answers.filter((x) => x.status === 400))
-      expect((await a.json()).error).toBe('invalid_grant')
+      expect(((await a.json()) as { error: string }).error).toBe('invalid_grant')
 
     const tokens = await t.database.db
       .selectFrom('refresh_tokens')
