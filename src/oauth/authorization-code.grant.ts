@@ -1,6 +1,12 @@
 import { invalidRequest } from '../errors.js'
 import { isValidCodeVerifier } from '../lib/pkce.js'
-import { requireActiveClient, requireParameter, type TokenGrant, tokenResponse } from './token-grant.js'
+import {
+  requireActiveClient,
+  requireClientId,
+  requireParameter,
+  type TokenGrant,
+  tokenResponse,
+} from './token-grant.js'
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
 export const authorizationCodeGrant: TokenGrant = {
@@ -8,7 +14,7 @@ export const authorizationCodeGrant: TokenGrant = {
   async handle(params, services) {
     const code = requireParameter(params, 'code')
     const codeVerifier = requireParameter(params, 'code_verifier')
-    const clientId = requireParameter(params, 'client_id')
+    const clientId = requireClientId(params)
     // A malformed verifier is a broken request, refused before the code is touched (not burned).
     if (!isValidCodeVerifier(codeVerifier))
       throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~".')

@@ -1,6 +1,7 @@
 import { invalidScope, OAuthError } from '../errors.js'
 import { isKnownScope, parseScopeParameter } from '../lib/scopes.js'
 import {
+  requireClientId,
   requireParameter,
   type TokenGrant,
   type TokenParameters,
@@ -21,7 +22,7 @@ export const refreshTokenGrant: TokenGrant = {
   grantType: 'refresh_token',
   async handle(params, services) {
     const refreshToken = requireParameter(params, 'refresh_token')
-    const clientId = requireParameter(params, 'client_id')
+    const clientId = requireClientId(params)
     const scopes = requestedScopes(params)
     try {
       const issued = await services.grants.rotateRefreshToken({ refreshToken, clientId, scopes })

@@ -30,6 +30,19 @@ export function requireParameter(params: TokenParameters, name: string): string 
   return value
 }
 
+/** The shape of every client_id (the clients table's check): anything else is no client of ours. */
+const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
+
+/**
+ * client_id, required. One that cannot exist is refused here, before it reaches a query (a NUL byte
+ * would make PostgreSQL fail the statement, which must not turn into a 500).
+ */
+export function requireClientId(params: TokenParameters): string {
+  const clientId = requireParameter(params, 'client_id')
+  if (!CLIENT_ID_PATTERN.test(clientId)) throw unknownClient()
+  return clientId
+}
+
 /** Public clients authenticate by client_id alone (token_endpoint_auth_method "none"). */
 export async function requireActiveClient(services: TokenServices, clientId: string): Promise<Client> {
   const client = await services.clients.findActiveClient(clientId)

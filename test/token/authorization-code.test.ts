@@ -325,6 +325,25 @@ describe('token endpoint: malformed requests', () => {
     expectOAuthError(await json(payload), 400, 'invalid_request')
   })
 
+  it.each([
+    ['a NUL byte', 'abcdefgh\u0000ij'],
+    ['a non-ASCII character', 'abcdéfghij'],
+    ['too few characters', 'abc'],
+  ])('answers invalid_client for a client_id with %s, on both grants', async (_name, clientId) => {
+    const verifier = 'a'.repeat(43)
+    const code = await json(JSON.stringify({ code: 'x', code_verifier: verifier, client_id: clientId }))
+    expectOAuthError(code, 401, 'invalid_client')
+    const refresh = await json(
+      JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId }),
+    )
+    expectOAuthError(refresh, 401, 'invalid_client')
+    expectOAuthError(
+      await form(`code=x&code_verifier=${verifier}&client_id=a%00bcdefghi`),
+      401,
+      'invalid_client',
+    )
+  })
+
   it('refuses an unknown grant type with unsupported_grant_type', async () => {
     expectOAuthError(await form('grant_type=password&username=a&password=b'), 400, 'unsupported_grant_type')
     expectOAuthError(await form('grant_type=client_credentials'), 400, 'unsupported_grant_type')
