@@ -99,6 +99,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     async start(): Promise<void> {
       users++
       starting ??= loadOrCreateActiveKey().then(() => {
+        if (users === 0 || timer) return // stopped while loading: no timer to leak
         timer = setInterval(() => {
           syncActiveKey().catch((err: unknown) => logger.warn({ err }, 'signing key poll failed'))
         }, pollIntervalMs)
@@ -114,8 +115,8 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     },
     stop(): void {
       users = Math.max(0, users - 1)
-      if (users === 0 && timer) {
-        clearInterval(timer)
+      if (users === 0) {
+        if (timer) clearInterval(timer)
         timer = undefined
         starting = undefined
       }
