@@ -153,6 +153,17 @@ describe('key rotation', () => {
     }
   })
 
+  it('stops polling once stopped', async () => {
+    const deps = { db: t.database.db, clock, config: t.config, logger: createLogger('silent') }
+    const watcher = createSigningKeyService(deps, { pollIntervalMs: 20 })
+    await watcher.start()
+    const kid = watcher.activeSigningKey().kid
+    watcher.stop()
+    await t.services.signingKeys.rotate()
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect(watcher.activeSigningKey().kid).toBe(kid)
+  })
+
   it('survives two rotations at once, ending with exactly one active key', async () => {
     const [a, b] = await Promise.all([t.services.signingKeys.rotate(), t.services.signingKeys.rotate()])
     expect(a.kid).not.toBe(b.kid)
