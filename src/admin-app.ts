@@ -5,6 +5,7 @@ import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
 import { resourceServerAdminRoutes } from './resource-servers/resource-server.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
+import { signingKeyAdminRoutes } from './tokens/key.routes.js'
 import { requireAdminToken } from './web/admin-auth.js'
 
 export interface AdminAppOptions extends AppDeps {
@@ -22,6 +23,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     await admin.register(clientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))
+    await admin.register(signingKeyAdminRoutes(services))
   })
   return app
 }

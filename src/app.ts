@@ -5,7 +5,10 @@ import { signInRoutes } from './accounts/sign-in.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
 import { authorizeRoutes } from './oauth/authorize.routes.js'
+import { metadataRoutes } from './oauth/metadata.routes.js'
+import { tokenRoutes } from './oauth/token.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
+import { jwksRoutes } from './tokens/jwks.routes.js'
 import { staticRoutes } from './web/static.routes.js'
 
 export interface PublicAppOptions extends AppDeps {
@@ -16,12 +19,18 @@ export interface PublicAppOptions extends AppDeps {
 /** The public listener: OAuth endpoints, pages, discovery, health. */
 export async function buildApp(options: PublicAppOptions): Promise<FastifyInstance> {
   const services = options.services ?? createServices(options)
+  // Signing keys are loaded (or made) before the first request; the key poll stops with the app.
+  await services.signingKeys.start()
   const app = await createHttpServer(options)
+  app.addHook('onClose', async () => services.signingKeys.stop())
   await app.register(formbody, { bodyLimit: 64 * 1024 })
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
   await app.register(staticRoutes)
   await app.register(healthRoutes(services))
   await app.register(signInRoutes(services, options.config))
   await app.register(authorizeRoutes(services, options.config))
+  await app.register(tokenRoutes(services))
+  await app.register(jwksRoutes(services))
+  await app.register(metadataRoutes(options.config))
   return app
 }

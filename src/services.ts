@@ -10,6 +10,8 @@ import { createHealthService } from './health/health.service.js'
 import type { Clock } from './lib/clock.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
+import { createAccessTokenService } from './tokens/access-token.js'
+import { createSigningKeyService } from './tokens/signing-key.service.js'
 
 /** What both listeners are built from; passed in, never imported as singletons (DESIGN §2). */
 export interface AppDeps {
@@ -22,7 +24,8 @@ export interface AppDeps {
 /** Wires every service once over the given dependencies. */
 export function createServices(deps: AppDeps) {
   const { db, clock, config } = deps
-  const grants = createGrantService(db, clock, config.authCodeTtl)
+  const grants = createGrantService(db, clock, config)
+  const signingKeys = createSigningKeyService(deps)
   return {
     health: createHealthService(db),
     users: createUserService(db),
@@ -31,6 +34,8 @@ export function createServices(deps: AppDeps) {
     authorize: createAuthorizeService(db, clock, grants),
     clients: createClientService(db, clock, grants),
     resourceServers: createResourceServerService(db),
+    signingKeys,
+    accessTokens: createAccessTokenService(config, clock, signingKeys),
   }
 }
 

@@ -4,10 +4,17 @@ import { addSeconds, type Clock } from '../lib/clock.js'
 import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import { insertAuthorizationCode } from './authorization-code.repository.js'
+import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
+import {
+  type IssuedRefreshToken,
+  type RefreshLifetimes,
+  type RefreshRotation,
+  rotateRefreshToken,
+} from './refresh-rotation.js'
 import { revokeGrantsWhere } from './grant-revocation.repository.js'
 import { findLiveGrant, findLiveGrantForUpdate, type Grant, upsertGrant } from './grant.repository.js'
 
-export type { Grant }
+export type { CodeRedemption, Grant, IssuedRefreshToken, RefreshLifetimes, RefreshRotation }
 
 /** What an authorization code is bound to (RFC 6749 §4.1.2, RFC 7636 §4.4). */
 export interface CodeRequest {
@@ -25,14 +32,17 @@ export interface IssuedCode {
   expiresAt: Date
 }
 
-export function createGrantService(db: Kysely<Database>, clock: Clock, authCodeTtlSeconds = 60) {
+/** The lifetimes the grant service applies, in seconds (from Config). */
+export type GrantLifetimes = RefreshLifetimes & { authCodeTtl: number }
+
+export function createGrantService(db: Kysely<Database>, clock: Clock, lifetimes: GrantLifetimes) {
   const inTransaction = <T>(trx: Kysely<Database> | undefined, run: (t: Kysely<Database>) => Promise<T>) =>
     trx ? run(trx) : db.transaction().execute(run)
 
   async function insertCode(t: Kysely<Database>, request: CodeRequest, grantId: string): Promise<IssuedCode> {
     const code = randomToken()
     const now = clock.now()
-    const expiresAt = addSeconds(now, authCodeTtlSeconds)
+    const expiresAt = addSeconds(now, lifetimes.authCodeTtl)
     await insertAuthorizationCode(t, {
       codeHash: sha256(code),
       clientId: request.clientId,
@@ -84,6 +94,12 @@ export function createGrantService(db: Kysely<Database>, clock: Clock, authCodeT
       const ids = await inTransaction(trx, run)
       return ids.length
     },
+    /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
+    redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
+      redeemAuthorizationCode(db, clock, lifetimes, input),
+    /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
+    rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
+      rotateRefreshToken(db, clock, lifetimes, input),
   }
 }
 

@@ -1,0 +1,72 @@
+import type { Kysely } from 'kysely'
+import type { Config } from '../config.js'
+import type { Database } from '../db/database.js'
+import { invalidGrant, invalidScope } from '../errors.js'
+import { addSeconds, type Clock } from '../lib/clock.js'
+import { isSubset } from '../lib/scopes.js'
+import { randomToken, sha256 } from '../lib/secrets.js'
+import {
+  findRefreshTokenState,
+  type RefreshTokenIssue,
+  revokeRefreshFamily,
+  rotateRefreshToken as rotateRefreshTokenRow,
+} from './refresh-token.repository.js'
+
+export type RefreshLifetimes = Pick<Config, 'refreshTokenTtl' | 'refreshTokenAbsoluteTtl'>
+
+/** A refresh token just issued (shown once; only its hash is stored) and what it stands for. */
+export interface IssuedRefreshToken extends RefreshTokenIssue {
+  refreshToken: string
+}
+
+export interface RefreshRotation {
+  refreshToken: string
+  clientId: string
+  /** A narrower set than the family's; undefined keeps the family's (RFC 6749 §6). */
+  scopes?: string[] | undefined
+}
+
+/** grants.last_used_at is for people ("last used 3 minutes ago"): a minute of precision is plenty. */
+const LAST_USED_PRECISION_SECONDS = 60
+
+/**
+ * Rotates a refresh token. The success path is one statement; only a refusal reads the token again
+ * to say why, and a token presented after it was rotated revokes its family (and only it): someone
+ * holds a copy of it.
+ */
+export async function rotateRefreshToken(
+  db: Kysely<Database>,
+  clock: Clock,
+  lifetimes: RefreshLifetimes,
+  input: RefreshRotation,
+): Promise<IssuedRefreshToken> {
+  const now = clock.now()
+  const tokenHash = sha256(input.refreshToken)
+  const refreshToken = randomToken()
+  const issue = await rotateRefreshTokenRow(db, {
+    tokenHash,
+    newTokenHash: sha256(refreshToken),
+    clientId: input.clientId,
+    requestedScopes: input.scopes ?? null,
+    now,
+    newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
+    touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
+  })
+  if (issue) return { ...issue, refreshToken }
+
+  const state = await findRefreshTokenState(db, tokenHash)
+  if (!state) throw invalidGrant('The refresh token is invalid.')
+  if (state.clientId !== input.clientId) throw invalidGrant('The refresh token was issued to another client.')
+  if (state.rotatedAt !== null) {
+    await revokeRefreshFamily(db, state.familyId, now, 'refresh_token_reuse')
+    throw invalidGrant('The refresh token has already been used; its token family is now revoked.')
+  }
+  if (state.grantRevokedAt !== null || state.familyRevokedAt !== null)
+    throw invalidGrant('The refresh token has been revoked.')
+  if (state.expiresAt.getTime() <= now.getTime() || state.familyExpiresAt.getTime() <= now.getTime())
+    throw invalidGrant('The refresh token has expired.')
+  if (input.scopes && !isSubset(input.scopes, state.familyScopes))
+    throw invalidScope('The requested scope exceeds the scope originally granted.')
+  // Everything checks out now, so it changed under us (a concurrent rotation or revocation).
+  throw invalidGrant('The refresh token is no longer valid.')
+}

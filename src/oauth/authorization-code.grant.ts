@@ -1,0 +1,31 @@
+import { invalidRequest } from '../errors.js'
+import { isValidCodeVerifier } from '../lib/pkce.js'
+import {
+  requireActiveClient,
+  requireClientId,
+  requireParameter,
+  type TokenGrant,
+  tokenResponse,
+} from './token-grant.js'
+
+/** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
+export const authorizationCodeGrant: TokenGrant = {
+  grantType: 'authorization_code',
+  async handle(params, services) {
+    const code = requireParameter(params, 'code')
+    const codeVerifier = requireParameter(params, 'code_verifier')
+    const clientId = requireClientId(params)
+    // A malformed verifier is a broken request, refused before the code is touched (not burned).
+    if (!isValidCodeVerifier(codeVerifier))
+      throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~".')
+    const client = await requireActiveClient(services, clientId)
+    const issued = await services.grants.redeemAuthorizationCode({
+      code,
+      codeVerifier,
+      clientId,
+      redirectUri: params.redirect_uri,
+      clientScopes: client.scopes,
+    })
+    return tokenResponse(services, issued)
+  },
+}

@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
+import { ALL_SCOPES } from '../lib/scopes.js'
+import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
+
+/** RFC 8414 authorization server metadata; the issuer is exactly config.issuer. */
+export function authorizationServerMetadata(config: Pick<Config, 'issuer'>) {
+  const issuer = config.issuer
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/api/oauth/token`,
+    revocation_endpoint: `${issuer}/api/oauth/revoke`,
+    introspection_endpoint: `${issuer}/api/oauth/introspect`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    scopes_supported: ALL_SCOPES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: SUPPORTED_GRANT_TYPES,
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+    authorization_response_iss_parameter_supported: true,
+  }
+}
+
+export function metadataRoutes(config: Pick<Config, 'issuer'>) {
+  const metadata = authorizationServerMetadata(config)
+  return async (app: FastifyInstance) => {
+    app.get('/.well-known/oauth-authorization-server', async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=3600')
+      return metadata
+    })
+  }
+}

@@ -1,0 +1,73 @@
+import { type OAuthError, invalidClient, invalidRequest } from '../errors.js'
+import type { Client } from '../clients/client.service.js'
+import type { IssuedRefreshToken } from '../grants/grant.service.js'
+import { formatScopes } from '../lib/scopes.js'
+import type { Services } from '../services.js'
+
+/** The parameters of one token request: strings only, each at most once, empty ones dropped. */
+export type TokenParameters = Readonly<Record<string, string | undefined>>
+
+export type TokenServices = Pick<Services, 'clients' | 'grants' | 'accessTokens'>
+
+/** RFC 6749 §5.1. */
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  refresh_token: string
+  scope: string
+}
+
+/** One grant type, in the manner of node-oidc-provider's lib/actions/grants/. */
+export interface TokenGrant {
+  grantType: string
+  handle(params: TokenParameters, services: TokenServices): Promise<TokenResponse>
+}
+
+export function requireParameter(params: TokenParameters, name: string): string {
+  const value = params[name]
+  if (value === undefined) throw invalidRequest(`${name} is required.`)
+  return value
+}
+
+/** The shape of every client_id (the clients table's check): anything else is no client of ours. */
+const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
+
+/**
+ * client_id, required. One that cannot exist is refused here, before it reaches a query (a NUL byte
+ * would make PostgreSQL fail the statement, which must not turn into a 500).
+ */
+export function requireClientId(params: TokenParameters): string {
+  const clientId = requireParameter(params, 'client_id')
+  if (!CLIENT_ID_PATTERN.test(clientId)) throw unknownClient()
+  return clientId
+}
+
+/** Public clients authenticate by client_id alone (token_endpoint_auth_method "none"). */
+export async function requireActiveClient(services: TokenServices, clientId: string): Promise<Client> {
+  const client = await services.clients.findActiveClient(clientId)
+  if (!client) throw unknownClient()
+  return client
+}
+
+export function unknownClient(): OAuthError {
+  return invalidClient('Unknown or disabled client.')
+}
+
+/** Signs the access token for a refresh token just issued and shapes the RFC 6749 §5.1 answer. */
+export function tokenResponse(services: TokenServices, issued: IssuedRefreshToken): TokenResponse {
+  const access = services.accessTokens.issueAccessToken({
+    userId: issued.userId,
+    clientId: issued.clientId,
+    scopes: issued.scopes,
+    grantId: issued.grantId,
+    familyId: issued.familyId,
+  })
+  return {
+    access_token: access.accessToken,
+    token_type: 'Bearer',
+    expires_in: access.expiresIn,
+    refresh_token: issued.refreshToken,
+    scope: formatScopes(issued.scopes),
+  }
+}

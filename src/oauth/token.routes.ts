@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify'
+import { OAuthError, invalidRequest } from '../errors.js'
+import { authorizationCodeGrant } from './authorization-code.grant.js'
+import { refreshTokenGrant } from './refresh-token.grant.js'
+import type { TokenGrant, TokenParameters, TokenServices } from './token-grant.js'
+import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
+
+const GRANTS = new Map<string, TokenGrant>(
+  [authorizationCodeGrant, refreshTokenGrant].map((g) => [g.grantType, g]),
+)
+
+export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()]
+
+/** DESIGN §3: a request with a code and no grant_type is an authorization_code request. */
+function grantFor(params: TokenParameters): TokenGrant {
+  const grantType = params.grant_type ?? (params.code !== undefined ? 'authorization_code' : undefined)
+  if (grantType === undefined) throw invalidRequest('grant_type is required.')
+  const grant = GRANTS.get(grantType)
+  if (!grant) throw new OAuthError('unsupported_grant_type', 'Supported: authorization_code, refresh_token.')
+  return grant
+}
+
+/** POST /api/oauth/token (RFC 6749 §3.2): read the parameters, pick the grant type, let it answer. */
+export function tokenRoutes(services: TokenServices) {
+  return async (app: FastifyInstance) => {
+    // Every answer, errors included (the error handler keeps headers set here), is uncacheable (§5.1).
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    })
+    app.post('/api/oauth/token', async (request) => {
+      assertTokenMediaType(request.headers['content-type'])
+      const params = readTokenParameters(request.body)
+      return grantFor(params).handle(params, services)
+    })
+  }
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify'
+import type { Services } from '../services.js'
+
+/**
+ * Resource servers cache the key set for max-age; jose's remote key set also refetches when it
+ * meets an unknown kid, so a short max-age is enough to carry a rotation.
+ */
+const JWKS_MAX_AGE_SECONDS = 60
+
+export function jwksRoutes(services: Pick<Services, 'signingKeys'>) {
+  return async (app: FastifyInstance) => {
+    app.get('/.well-known/jwks.json', async (_request, reply) => {
+      const keys = await services.signingKeys.publishedJwks()
+      reply
+        .header('cache-control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`)
+        .type('application/jwk-set+json; charset=utf-8')
+      return { keys }
+    })
+  }
+}

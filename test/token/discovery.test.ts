@@ -1,0 +1,126 @@
+import { createServer } from 'node:net'
+import * as oauth from 'oauth4webapi'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { createParty, mintCode, type Party, REDIRECT_URI } from '../helpers/fixtures.js'
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+// The issuer must be the address the client reaches, so the app is built for a port found first.
+let t: TestApp
+let party: Party
+let issuer: URL
+beforeAll(async () => {
+  const port = await freePort()
+  t = await buildTestApp({ env: { ISSUER: `http://127.0.0.1:${port}` } })
+  await t.app.listen({ port, host: '127.0.0.1' })
+  issuer = new URL(t.config.issuer)
+  party = await createParty(t)
+})
+afterAll(async () => {
+  await t.close()
+})
+
+const insecure = { [oauth.allowInsecureRequests]: true } // http on the loopback only
+
+describe('GET /.well-known/oauth-authorization-server', () => {
+  it('describes this server (RFC 8414)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' })
+    expect(res.statusCode).toBe(200)
+    const base = t.config.issuer
+    expect(res.json()).toEqual({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/api/oauth/token`,
+      revocation_endpoint: `${base}/api/oauth/revoke`,
+      introspection_endpoint: `${base}/api/oauth/introspect`,
+      jwks_uri: `${base}/.well-known/jwks.json`,
+      scopes_supported: ['links:read', 'links:write', 'ecommerce:write', 'products:sync'],
+      response_types_supported: ['code'],
+      response_modes_supported: ['query'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
+      authorization_response_iss_parameter_supported: true,
+    })
+  })
+})
+
+describe('oauth4webapi as the third-party client', () => {
+  it('discovers, exchanges a code, validates the JWT, and refreshes', async () => {
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
+    )
+    expect(as.issuer).toBe(t.config.issuer)
+    const client: oauth.Client = { client_id: party.client.id }
+
+    // What the browser would bring back from /oauth/authorize (that step lives on another branch).
+    const minted = await mintCode(t, party)
+    const callback = new URL(REDIRECT_URI)
+    callback.searchParams.set('code', minted.code)
+    callback.searchParams.set('iss', as.issuer)
+    const params = oauth.validateAuthResponse(as, client, callback, oauth.expectNoState)
+
+    const exchanged = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        params,
+        REDIRECT_URI,
+        minted.verifier,
+        {
+          ...insecure,
+        },
+      ),
+    )
+    expect(exchanged.token_type).toBe('bearer') // oauth4webapi lower-cases it
+    expect(exchanged.scope).toBe('links:read links:write')
+    expect(exchanged.refresh_token).toBeTruthy()
+
+    // A resource server's view: RFC 9068 validation against our JWKS.
+    const claims = await oauth.validateJwtAccessToken(
+      as,
+      new Request('https://api.example/links', {
+        headers: { authorization: `Bearer ${exchanged.access_token}` },
+      }),
+      t.config.accessTokenAudience,
+      { ...insecure },
+    )
+    expect(claims).toMatchObject({ sub: party.userId, client_id: party.client.id, iss: t.config.issuer })
+
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), exchanged.refresh_token!, {
+        ...insecure,
+      }),
+    )
+    expect(refreshed.access_token).not.toBe(exchanged.access_token)
+    expect(refreshed.refresh_token).not.toBe(exchanged.refresh_token)
+
+    // The rotated-away refresh token is refused, as oauth4webapi sees it.
+    const reused = oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), exchanged.refresh_token!, {
+        ...insecure,
+      }),
+    )
+    await expect(reused).rejects.toMatchObject({ error: 'invalid_grant' })
+  })
+})
