@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -86,15 +87,28 @@ describe('the server process', () => {
     const token = readFileSync(tokenFile, 'utf8').trim()
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' }
 
-    // argon2 makes this request take a moment: SIGTERM arrives while it is in flight.
-    const inFlight = fetch(`http://127.0.0.1:${adminPort}/admin/users`, {
+    // A request whose body is still arriving when SIGTERM comes must still be answered.
+    const body = JSON.stringify({ email: 'kept@example.com', password: 'password-123' })
+    const slow = request(`http://127.0.0.1:${adminPort}/admin/users`, {
       method: 'POST',
-      headers,
-      body: JSON.stringify({ email: 'kept@example.com', password: 'password-123' }),
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     })
-    await new Promise((r) => setTimeout(r, 5))
+    const answered = new Promise<number>((resolve, reject) => {
+      slow.on('response', (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      slow.on('error', reject)
+    })
+    slow.write(body.slice(0, 10))
+    for (let i = 0; i < 100 && !first.output().includes('"method":"POST","url":"/admin/users"'); i++) {
+      await new Promise((r) => setTimeout(r, 20))
+    }
     first.child.kill('SIGTERM')
-    expect((await inFlight).status).toBe(201)
+    for (let i = 0; i < 100 && !first.output().includes('stopping'); i++)
+      await new Promise((r) => setTimeout(r, 20))
+    slow.end(body.slice(10))
+    expect(await answered).toBe(201)
     expect(await first.exited).toBe(0)
     expect(first.output()).toContain('"msg":"stopped"')
     expect(first.output()).not.toContain(token)
