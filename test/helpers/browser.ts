@@ -9,7 +9,11 @@ export class CookieJar {
 
   store(res: LightMyRequestResponse): void {
     const header = res.headers['set-cookie']
-    const lines = header === undefined ? [] : Array.isArray(header) ? header : [header]
+    this.storeLines(header === undefined ? [] : Array.isArray(header) ? header : [header])
+  }
+
+  /** Takes Set-Cookie header lines (as from fetch's headers.getSetCookie()). */
+  storeLines(lines: readonly string[]): void {
     for (const line of lines) {
       const [pair, ...attributes] = line.split(';')
       const eq = pair!.indexOf('=')

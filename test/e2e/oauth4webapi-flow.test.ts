@@ -1,0 +1,148 @@
+import { createServer } from 'node:net'
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
+import * as oauth from 'oauth4webapi'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
+import { HttpBrowser } from '../helpers/http-browser.js'
+
+/**
+ * The whole flow over real HTTP with a strict third-party client library (oauth4webapi): discovery,
+ * PKCE, the browser's sign-in and consent, the RFC 9207 iss check, code exchange, a resource server
+ * verifying the access token with nothing but our JWKS, and refresh rotation.
+ */
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+let t: TestApp
+let issuer: URL
+beforeAll(async () => {
+  const port = await freePort()
+  t = await buildTestApp({ env: { ISSUER: `http://127.0.0.1:${port}` } })
+  await t.app.listen({ port, host: '127.0.0.1' })
+  issuer = new URL(t.config.issuer)
+})
+afterAll(async () => t.close())
+
+// Plain http is allowed on the loopback only; that is the one special setting the client needs.
+const insecure = { [oauth.allowInsecureRequests]: true }
+
+it('a standard client completes the flow and refreshes; a resource server verifies with the JWKS alone', async () => {
+  const s = await seed(t)
+  const client: oauth.Client = { client_id: s.client.id }
+  const auth = oauth.None()
+
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
+  )
+  expect(as.code_challenge_methods_supported).toEqual(['S256'])
+
+  const verifier = oauth.generateRandomCodeVerifier()
+  const state = oauth.generateRandomState()
+  const authorizeUrl = new URL(as.authorization_endpoint!)
+  authorizeUrl.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    response_type: 'code',
+    scope: 'links:read links:write',
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString()
+
+  // The user's browser: sign in, then Allow.
+  const browser = new HttpBrowser(issuer.origin)
+  const signIn = await browser.follow(await browser.request(authorizeUrl.pathname + authorizeUrl.search))
+  const consent = await browser.follow(
+    await browser.request('/login', {
+      method: 'POST',
+      form: {
+        email: s.email,
+        password: PASSWORD,
+        csrf_token: hiddenField(signIn.body, 'csrf_token'),
+        request: hiddenField(signIn.body, 'request'),
+      },
+    }),
+  )
+  const decision = await browser.request('/oauth/authorize', {
+    method: 'POST',
+    form: {
+      request: hiddenField(consent.body, 'request'),
+      csrf_token: hiddenField(consent.body, 'csrf_token'),
+      decision: 'allow',
+    },
+  })
+  const callback = new URL(decision.res.headers.get('location')!)
+
+  // The client: check state and iss, then exchange the code with the verifier.
+  const params = oauth.validateAuthResponse(as, client, callback, state)
+  const tokenResponse = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    auth,
+    params,
+    REDIRECT_URI,
+    verifier,
+    insecure,
+  )
+  expect(tokenResponse.headers.get('cache-control')).toBe('no-store')
+  const tokens = await oauth.processAuthorizationCodeResponse(as, client, tokenResponse)
+  expect(tokens.token_type).toBe('bearer') // oauth4webapi lower-cases it
+  expect(tokens.scope).toBe('links:read links:write')
+  expect(tokens.expires_in).toBe(600)
+  expect(tokens.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+
+  // A resource server: nothing but the JWKS, the issuer and its audience.
+  const jwks = createRemoteJWKSet(new URL(as.jwks_uri!))
+  const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks, {
+    issuer: as.issuer,
+    audience: t.config.accessTokenAudience,
+    typ: 'at+jwt',
+  })
+  expect(protectedHeader.alg).toBe('ES256')
+  expect(payload).toMatchObject({ sub: s.user.id, client_id: s.client.id, scope: 'links:read links:write' })
+  expect(payload.exp! - payload.iat!).toBe(600)
+  expect(typeof payload.jti).toBe('string')
+  expect(typeof payload.grant_id).toBe('string')
+  expect(typeof payload.family_id).toBe('string')
+  // The library's own RFC 9068 validation agrees.
+  const validated = await oauth.validateJwtAccessToken(
+    as,
+    new Request('http://resource.example/links', {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    }),
+    t.config.accessTokenAudience,
+    insecure,
+  )
+  expect(validated.sub).toBe(s.user.id)
+
+  // Refresh: a new pair; the old refresh token is then spent.
+  const refreshed = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+  )
+  expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
+  expect(decodeProtectedHeader(refreshed.access_token).kid).toBe(protectedHeader.kid)
+  await jwtVerify(refreshed.access_token, jwks, { issuer: as.issuer, audience: t.config.accessTokenAudience })
+
+  const reuse = await oauth
+    .processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+    )
+    .catch((e: unknown) => e)
+  expect(reuse).toBeInstanceOf(oauth.ResponseBodyError)
+  expect((reuse as oauth.ResponseBodyError).error).toBe('invalid_grant')
+})
