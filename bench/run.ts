@@ -1,51 +1,158 @@
 import autocannon from 'autocannon'
+import { exchangeCodes, mintCodes, prepareParty } from './flow.js'
 import { startBenchServer } from './server.js'
 
 /**
- * `npm run bench`: load scenarios against the production build on PostgreSQL on this machine.
- * Each prints requests per second, p50/p99 latency and errors. Settings: BENCH_CONNECTIONS (64),
- * BENCH_SECONDS (10).
+ * `npm run bench`: every scenario against the production build on PostgreSQL on this machine,
+ * printing requests per second, p50/p99 latency and errors. Settings: BENCH_CONNECTIONS (64),
+ * BENCH_SECONDS (10), WORKERS (server processes, default 1), BENCH_ONLY (comma-separated names).
  */
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const duration = Number(process.env.BENCH_SECONDS ?? 10)
+const only = process.env.BENCH_ONLY?.split(',')
 
-interface Scenario {
+type Options = Parameters<typeof autocannon>[0]
+
+interface Row {
   name: string
-  path: string
-  method?: 'GET' | 'POST'
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  target?: number
 }
 
-const scenarios: Scenario[] = [
-  { name: 'liveness (GET /healthz)', path: '/healthz' },
-  { name: 'readiness (GET /readyz, one database round trip)', path: '/readyz' },
-]
+const rows: Row[] = []
+
+async function run(
+  name: string,
+  options: Options,
+  target?: number,
+  okClass: '2xx' | '3xx' = '2xx',
+): Promise<void> {
+  if (only && !only.some((o) => name.startsWith(o))) return
+  const result = await autocannon({ connections, duration, ...options })
+  // An answer of another status class than the scenario's success counts as an error.
+  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx']
+  const errors = result.errors + result.timeouts + (answered - result[okClass])
+  const row = {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    target,
+  }
+  rows.push(row)
+  console.log(
+    name.padEnd(44),
+    String(row.rps).padStart(8),
+    String(row.p50).padStart(7),
+    String(row.p99).padStart(7),
+    String(row.errors).padStart(7),
+    target ? `  target ≥ ${target}/s, p99 ≤ 50 ms` : '',
+  )
+}
 
 const server = await startBenchServer()
 try {
-  console.log(`connections=${connections} duration=${duration}s node=${process.version}`)
+  const party = await prepareParty(server)
   console.log(
-    'scenario'.padEnd(52),
-    'req/s'.padStart(9),
-    'p50 ms'.padStart(8),
-    'p99 ms'.padStart(8),
+    `connections=${connections} duration=${duration}s workers=${process.env.WORKERS ?? 1} node=${process.version}`,
+  )
+  console.log(
+    'scenario'.padEnd(44),
+    'req/s'.padStart(8),
+    'p50 ms'.padStart(7),
+    'p99 ms'.padStart(7),
     'errors'.padStart(7),
   )
-  for (const s of scenarios) {
-    const result = await autocannon({
-      url: server.baseUrl + s.path,
-      method: s.method ?? 'GET',
-      connections,
-      duration,
-    })
-    const errors = result.errors + result.timeouts + result.non2xx
-    console.log(
-      s.name.padEnd(52),
-      result.requests.average.toFixed(0).padStart(9),
-      String(result.latency.p50).padStart(8),
-      String(result.latency.p99).padStart(8),
-      String(errors).padStart(7),
+
+  await run('metadata (GET /.well-known/oauth-authorization-server)', {
+    url: `${server.baseUrl}/.well-known/oauth-authorization-server`,
+  })
+  await run('JWKS (GET /.well-known/jwks.json)', { url: `${server.baseUrl}/.well-known/jwks.json` })
+
+  // Authorize with a signed-in user and remembered consent: each request mints a code (302).
+  await run(
+    'authorize, remembered consent (GET → 302 + code)',
+    {
+      url: server.baseUrl + party.authorizePath,
+      headers: { cookie: party.cookie },
+    },
+    4000,
+    '3xx',
+  )
+
+  // Code exchange: codes minted beforehand through the real authorize endpoint, each used once.
+  if (!only || only.some((o) => 'code exchange'.startsWith(o) || o.startsWith('code'))) {
+    const count = Number(process.env.BENCH_CODES ?? 20000)
+    const codes = await mintCodes(server, party, count)
+    let next = 0
+    await run(
+      'code exchange (POST /api/oauth/token)',
+      {
+        url: `${server.baseUrl}/api/oauth/token`,
+        method: 'POST',
+        amount: codes.length,
+        duration: undefined,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        requests: [
+          {
+            setupRequest: (req) => ({
+              ...req,
+              body: new URLSearchParams({
+                code: codes[next++] ?? 'exhausted',
+                code_verifier: party.verifier,
+                client_id: party.clientId,
+              }).toString(),
+            }),
+          },
+        ],
+      },
+      2500,
+    )
+  }
+
+  // Refresh rotation: one family per connection, each refreshed in sequence with its newest token.
+  if (!only || only.some((o) => o.startsWith('refresh'))) {
+    const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections))
+    const pool = [...seeds.refreshTokens]
+    await run(
+      'refresh rotation (POST /api/oauth/token)',
+      {
+        url: `${server.baseUrl}/api/oauth/token`,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        requests: [
+          {
+            setupRequest: (req, context) => {
+              const chain = context as { token?: string }
+              chain.token ??= pool.pop()!
+              return {
+                ...req,
+                body: new URLSearchParams({
+                  grant_type: 'refresh_token',
+                  refresh_token: chain.token,
+                  client_id: party.clientId,
+                }).toString(),
+              }
+            },
+            onResponse: (status, body, context) => {
+              if (status === 200)
+                (context as { token?: string }).token = (
+                  JSON.parse(body) as { refresh_token: string }
+                ).refresh_token
+            },
+          },
+        ],
+      },
+      3000,
     )
   }
 } finally {
   await server.stop()
 }
+
+const missed = rows.filter((r) => r.target && (r.rps < r.target || r.p99 > 50 || r.errors > 0))
+console.log(missed.length ? `below target: ${missed.map((r) => r.name).join('; ')}` : 'all targets met')

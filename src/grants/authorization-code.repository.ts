@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Database, Row } from '../db/database.js'
 
 export interface AuthorizationCode {
@@ -94,4 +94,51 @@ export async function setAuthorizationCodeFamily(
     .set({ family_id: familyId })
     .where('code_hash', '=', codeHash)
     .execute()
+}
+
+/**
+ * Inserts a code under the user's live grant for the client, only if that grant covers every
+ * requested scope: one statement, no row lock, so concurrent authorizations of one user do not queue.
+ * A revocation committing just after is still safe: redemption refuses a code of a revoked grant.
+ * Returns the grant's id, or undefined (and nothing written) when no live grant covers the scopes.
+ */
+export async function insertAuthorizationCodeUnderLiveGrant(
+  db: Kysely<Database>,
+  code: Omit<AuthorizationCode, 'consumedAt' | 'familyId' | 'grantId'>,
+): Promise<string | undefined> {
+  const row = await db
+    .insertInto('authorization_codes')
+    .columns([
+      'code_hash',
+      'client_id',
+      'user_id',
+      'grant_id',
+      'redirect_uri',
+      'scopes',
+      'code_challenge',
+      'created_at',
+      'expires_at',
+    ])
+    .expression((eb) =>
+      eb
+        .selectFrom('grants')
+        .select([
+          eb.val(code.codeHash).as('code_hash'),
+          'grants.client_id',
+          'grants.user_id',
+          'grants.id',
+          eb.val(code.redirectUri).as('redirect_uri'),
+          sql<string[]>`${code.scopes}::text[]`.as('scopes'),
+          eb.val(code.codeChallenge).as('code_challenge'),
+          eb.val(code.createdAt).as('created_at'),
+          eb.val(code.expiresAt).as('expires_at'),
+        ])
+        .where('grants.user_id', '=', code.userId)
+        .where('grants.client_id', '=', code.clientId)
+        .where('grants.revoked_at', 'is', null)
+        .where(sql<boolean>`grants.scopes @> ${code.scopes}::text[]`),
+    )
+    .returning('grant_id')
+    .executeTakeFirst()
+  return row?.grant_id
 }

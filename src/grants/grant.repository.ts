@@ -41,23 +41,6 @@ export async function findLiveGrant(
   return row && toGrant(row)
 }
 
-/** The same, with its row locked until the transaction `trx` ends (check-then-issue without a race). */
-export async function findLiveGrantForUpdate(
-  trx: Kysely<Database>,
-  userId: string,
-  clientId: string,
-): Promise<Grant | undefined> {
-  const row = await trx
-    .selectFrom('grants')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('client_id', '=', clientId)
-    .where('revoked_at', 'is', null)
-    .forUpdate()
-    .executeTakeFirst()
-  return row && toGrant(row)
-}
-
 /**
  * Creates the live grant for (user, client), or widens it to the union of its scopes and `scopes`.
  * One statement: concurrent approvals meet at the partial unique index and end with one grant.

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
-import { insertAuthorizationCode } from './authorization-code.repository.js'
+import {
+  insertAuthorizationCode,
+  insertAuthorizationCodeUnderLiveGrant,
+} from './authorization-code.repository.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
 import {
   type IssuedRefreshToken,
@@ -12,7 +14,7 @@ import {
   rotateRefreshToken,
 } from './refresh-rotation.js'
 import { revokeGrantsWhere } from './grant-revocation.repository.js'
-import { findLiveGrant, findLiveGrantForUpdate, type Grant, upsertGrant } from './grant.repository.js'
+import { findLiveGrant, type Grant, upsertGrant } from './grant.repository.js'
 
 export type { CodeRedemption, Grant, IssuedRefreshToken, RefreshLifetimes, RefreshRotation }
 
@@ -74,15 +76,27 @@ export function createGrantService(db: Kysely<Database>, clock: Clock, lifetimes
 
     /**
      * Remembered consent: issues a code only if the live grant still covers every requested scope,
-     * holding its row so that a concurrent revocation cannot slip between the check and the code.
-     * Undefined when there is no such grant (the user must be asked).
+     * in one statement without a row lock (see insertAuthorizationCodeUnderLiveGrant). Undefined when
+     * there is no such grant (the user must be asked).
      */
-    issueCodeUnderLiveGrant(request: CodeRequest, trx?: Kysely<Database>): Promise<IssuedCode | undefined> {
-      return inTransaction(trx, async (t) => {
-        const grant = await findLiveGrantForUpdate(t, request.userId, request.clientId)
-        if (!grant || !isSubset(request.scopes, grant.scopes)) return undefined
-        return insertCode(t, request, grant.id)
+    async issueCodeUnderLiveGrant(
+      request: CodeRequest,
+      trx?: Kysely<Database>,
+    ): Promise<IssuedCode | undefined> {
+      const code = randomToken()
+      const now = clock.now()
+      const expiresAt = addSeconds(now, lifetimes.authCodeTtl)
+      const grantId = await insertAuthorizationCodeUnderLiveGrant(trx ?? db, {
+        codeHash: sha256(code),
+        clientId: request.clientId,
+        userId: request.userId,
+        redirectUri: request.redirectUri,
+        scopes: request.scopes,
+        codeChallenge: request.codeChallenge,
+        createdAt: now,
+        expiresAt,
       })
+      return grantId === undefined ? undefined : { code, grantId, expiresAt }
     },
 
     /**

@@ -82,14 +82,15 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
       userId: string,
       pendingId?: string,
     ): Promise<IssuedCode | 'ask' | 'gone'> {
+      const code = codeRequest(request, userId)
+      // The hot path (no pending request: a returning, signed-in user) is one statement.
+      if (!pendingId) return (await grants.issueCodeUnderLiveGrant(code)) ?? 'ask'
       return db
         .transaction()
         .execute(async (trx) => {
-          const issued = await grants.issueCodeUnderLiveGrant(codeRequest(request, userId), trx)
+          const issued = await grants.issueCodeUnderLiveGrant(code, trx)
           if (!issued) return 'ask'
-          if (pendingId && !(await completePendingAuthorization(trx, pendingId, clock.now()))) {
-            throw new PendingGone()
-          }
+          if (!(await completePendingAuthorization(trx, pendingId, clock.now()))) throw new PendingGone()
           return issued
         })
         .catch((err: unknown) => {

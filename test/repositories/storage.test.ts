@@ -11,6 +11,7 @@ import {
   consumeAuthorizationCode,
   findAuthorizationCode,
   insertAuthorizationCode,
+  insertAuthorizationCodeUnderLiveGrant,
 } from '../../src/grants/authorization-code.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
@@ -225,6 +226,38 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       )
       expect(results.filter(Boolean)).toHaveLength(1)
       expect((await findAuthorizationCode(db, codeHash))?.consumedAt?.toISOString()).toBe(now.toISOString())
+    })
+
+    it('a code under the live grant is written only when that grant covers the scopes', async () => {
+      const { db, user, client } = await fixture()
+      const code = (scopes: string[], clientId = client.id) => ({
+        codeHash: sha256(randomToken()),
+        clientId,
+        userId: user.id,
+        redirectUri: 'https://app.example/cb',
+        scopes,
+        codeChallenge: challenge,
+        createdAt: now,
+        expiresAt: now,
+      })
+      expect(await insertAuthorizationCodeUnderLiveGrant(db, code(['links:read']))).toBeUndefined()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      expect(await insertAuthorizationCodeUnderLiveGrant(db, code(['links:read']))).toBe(grant.id)
+      expect(
+        await insertAuthorizationCodeUnderLiveGrant(db, code(['links:read', 'links:write'])),
+      ).toBeUndefined()
+      await db.transaction().execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
+      expect(await insertAuthorizationCodeUnderLiveGrant(db, code(['links:read']))).toBeUndefined()
+      const written = await db
+        .selectFrom('authorization_codes')
+        .select('grant_id')
+        .where('user_id', '=', user.id)
+        .execute()
+      expect(written).toEqual([{ grant_id: grant.id }])
     })
 
     it('the database refuses a challenge that is not S256-shaped', async () => {

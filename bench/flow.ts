@@ -1,0 +1,165 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { BenchServer } from './server.js'
+
+/** What the scenarios need: a registered client, a signed-in browser session and a remembered consent. */
+export interface BenchParty {
+  clientId: string
+  redirectUri: string
+  cookie: string
+  verifier: string
+  challenge: string
+  authorizePath: string
+}
+
+const REDIRECT_URI = 'http://127.0.0.1:9/callback'
+
+async function admin<T>(server: BenchServer, path: string, body: unknown): Promise<T> {
+  const res = await fetch(server.adminUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return (await res.json()) as T
+}
+
+class Jar {
+  private readonly cookies = new Map<string, string>()
+  take(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';')
+      const eq = pair!.indexOf('=')
+      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1))
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
+  }
+}
+
+const hidden = (html: string, name: string) =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? ''
+
+/** Registers a client and a user, signs in through the real pages, and says Allow once. */
+export async function prepareParty(
+  server: BenchServer,
+  scope = 'links:read links:write',
+): Promise<BenchParty> {
+  const client = await admin<{ client_id: string }>(server, '/admin/clients', {
+    name: 'Bench App',
+    redirect_uris: [REDIRECT_URI],
+  })
+  const email = `bench-${randomBytes(4).toString('hex')}@example.com`
+  const password = 'bench password 123'
+  await admin(server, '/admin/users', { email, password })
+
+  const verifier = randomBytes(32).toString('base64url')
+  const challenge = createHash('sha256').update(verifier).digest('base64url')
+  const authorizePath = `/oauth/authorize?${new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    scope,
+    code_challenge: challenge,
+  })}`
+
+  const jar = new Jar()
+  const get = async (path: string) => {
+    const res = await fetch(server.baseUrl + path, { redirect: 'manual', headers: { cookie: jar.header() } })
+    jar.take(res)
+    return res
+  }
+  const post = async (path: string, form: Record<string, string>) => {
+    const res = await fetch(server.baseUrl + path, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    })
+    jar.take(res)
+    return res
+  }
+
+  const toLogin = await get(authorizePath)
+  const loginPage = await (await get(toLogin.headers.get('location')!)).text()
+  const afterLogin = await post('/login', {
+    email,
+    password,
+    csrf_token: hidden(loginPage, 'csrf_token'),
+    request: hidden(loginPage, 'request'),
+  })
+  const consentPage = await (await get(afterLogin.headers.get('location')!)).text()
+  const decided = await post('/oauth/authorize', {
+    request: hidden(consentPage, 'request'),
+    csrf_token: hidden(consentPage, 'csrf_token'),
+    decision: 'allow',
+  })
+  if (!decided.headers.get('location')?.includes('code='))
+    throw new Error('bench: consent did not yield a code')
+  return {
+    clientId: client.client_id,
+    redirectUri: REDIRECT_URI,
+    cookie: jar.header(),
+    verifier,
+    challenge,
+    authorizePath,
+  }
+}
+
+/** Mints codes through the real authorize endpoint (remembered consent), `concurrency` at a time. */
+export async function mintCodes(
+  server: BenchServer,
+  party: BenchParty,
+  count: number,
+  concurrency = 32,
+): Promise<string[]> {
+  const codes: string[] = []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        next++
+        const res = await fetch(server.baseUrl + party.authorizePath, {
+          redirect: 'manual',
+          headers: { cookie: party.cookie },
+        })
+        const code = new URL(res.headers.get('location')!).searchParams.get('code')
+        if (!code) throw new Error(`bench: authorize answered ${res.status} without a code`)
+        codes.push(code)
+      }
+    }),
+  )
+  return codes
+}
+
+/** Exchanges codes for token pairs; returns the refresh tokens and access tokens. */
+export async function exchangeCodes(
+  server: BenchServer,
+  party: BenchParty,
+  codes: string[],
+  concurrency = 32,
+): Promise<{ refreshTokens: string[]; accessTokens: string[] }> {
+  const refreshTokens: string[] = []
+  const accessTokens: string[] = []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < codes.length) {
+        const code = codes[next++]!
+        const res = await fetch(`${server.baseUrl}/api/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            code,
+            code_verifier: party.verifier,
+            client_id: party.clientId,
+          }).toString(),
+        })
+        const body = (await res.json()) as { refresh_token: string; access_token: string }
+        if (!res.ok) throw new Error(`bench: token answered ${res.status}`)
+        refreshTokens.push(body.refresh_token)
+        accessTokens.push(body.access_token)
+      }
+    }),
+  )
+  return { refreshTokens, accessTokens }
+}
