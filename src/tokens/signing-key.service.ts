@@ -51,6 +51,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
   let starting: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
   let users = 0
+  let published: { keys: SigningKeyInfo[]; loadedAt: number } | undefined
 
   function keyEncryptionKey(): Buffer {
     if (!config.keyEncryptionKey) throw new Error('KEY_ENCRYPTION_KEY is not set')
@@ -61,6 +62,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
   function use(stored: StoredSigningKey): void {
     const pem = decryptPrivateKey(stored.privateKeyEncrypted, keyEncryptionKey(), stored.kid)
     active = { kid: stored.kid, alg: stored.alg as SigningAlg, privateKey: loadPrivateKey(pem) }
+    published = undefined // the key set changed
   }
 
   function newStoredKey(): StoredSigningKey {
@@ -132,9 +134,16 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     listKeys: (): Promise<SigningKeyInfo[]> => listSigningKeys(db),
     /** Public JWKs of the keys whose tokens may still be alive (RFC 7517 key set members). */
     async publishedJwks(): Promise<Record<string, unknown>[]> {
-      const cutoff = new Date(clock.now().getTime() - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000)
-      const keys = await listPublishedSigningKeys(db, cutoff)
-      return keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' }))
+      const now = clock.now().getTime()
+      const cutoff = now - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000
+      // The rows are kept for one poll interval (the JWKS is asked for often and changes only at a
+      // rotation); the cut-off is applied on every call, so a retired key leaves on the second.
+      if (!published || now - published.loadedAt >= pollIntervalMs || now < published.loadedAt) {
+        published = { keys: await listPublishedSigningKeys(db, new Date(cutoff)), loadedAt: now }
+      }
+      return published.keys
+        .filter((k) => k.retiredAt === null || k.retiredAt.getTime() > cutoff)
+        .map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' }))
     },
     /** Retires the active key and makes a new one active, in one transaction; signs with it from now on. */
     async rotate(): Promise<SigningKeyInfo> {
