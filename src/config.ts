@@ -51,6 +51,12 @@ export const configSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  WORKERS: z
+    .union(
+      [z.literal('auto'), z.coerce.number().int().min(1).max(64)],
+      'a whole number from 1 to 64, or "auto"',
+    )
+    .default(1),
   DATA_DIR: z.string().min(1).default('./.data'),
   ADMIN_PORT: port(3001),
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
@@ -83,6 +89,8 @@ export interface Config {
   readonly issuer: string
   readonly databaseUrl: string | undefined
   readonly databasePoolSize: number
+  /** Server processes (node:cluster); 'auto' is one per core. Needs DATABASE_URL when above 1. */
+  readonly workers: number | 'auto'
   readonly dataDir: string
   readonly adminPort: number
   readonly adminHost: string
@@ -120,6 +128,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   }
   const e = result.data
   const issuer = e.ISSUER ?? `http://localhost:${e.PORT}`
+  if (e.WORKERS !== 1 && !e.DATABASE_URL) {
+    throw new ConfigError(
+      'WORKERS: expected 1 without DATABASE_URL (the embedded database serves one process)',
+    )
+  }
   if (e.REFRESH_TOKEN_ABSOLUTE_TTL < e.REFRESH_TOKEN_TTL) {
     throw new ConfigError('REFRESH_TOKEN_ABSOLUTE_TTL: expected a value no smaller than REFRESH_TOKEN_TTL')
   }
@@ -130,6 +143,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     issuer,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    workers: e.WORKERS,
     dataDir: e.DATA_DIR,
     adminPort: e.ADMIN_PORT,
     adminHost: e.ADMIN_HOST,

@@ -1,7 +1,9 @@
+import cluster from 'node:cluster'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { buildAdminApp } from './admin-app.js'
 import { buildApp } from './app.js'
+import { runPrimary, workerCount } from './cluster.js'
 import { ConfigError, loadConfig } from './config.js'
 import { connectDatabase, type DatabaseHandle } from './db/connect.js'
 import { migrateToLatest } from './db/migrator.js'
@@ -34,11 +36,21 @@ async function main(): Promise<void> {
       dataDir: join(config.dataDir, 'pglite'),
       poolSize: config.databasePoolSize,
     })
-    const { applied } = await migrateToLatest(database.db)
-    logger.info({ engine: database.engine, applied }, 'database ready')
+    if (cluster.isPrimary) {
+      const { applied } = await migrateToLatest(database.db)
+      logger.info({ engine: database.engine, applied }, 'database ready')
+    }
   } catch (err) {
     logger.fatal({ err }, 'cannot open or migrate the database')
     process.exit(1)
+  }
+
+  const workers = workerCount(config.workers)
+  if (cluster.isPrimary && workers > 1) {
+    // Secrets and migrations are settled once, here; the workers serve.
+    await database.close()
+    runPrimary(workers, logger)
+    return
   }
 
   const deps = { config: fullConfig, db: database.db, clock: systemClock, logger }

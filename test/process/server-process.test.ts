@@ -5,6 +5,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, testEngine } from '../helpers/database.js'
 
 /** The real entry point (src/main.ts) as a process: start-up, config errors, data kept, graceful stop. */
 
@@ -41,7 +42,7 @@ function start(env: Record<string, string>): Running {
 }
 
 async function waitForHealth(url: string, running: Running): Promise<void> {
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(url)).ok) return
     } catch {
@@ -122,5 +123,33 @@ describe('the server process', () => {
     expect(readFileSync(tokenFile, 'utf8').trim()).toBe(token)
     second.child.kill('SIGINT')
     expect(await second.exited).toBe(0)
-  }, 60_000)
+  }, 180_000)
+
+  it.skipIf(testEngine() !== 'postgres')(
+    'serves from two worker processes on PostgreSQL and stops them all',
+    async () => {
+      const database = await createTestDatabase()
+      try {
+        const [port, adminPort] = [await freePort(), await freePort()]
+        const running = start({
+          WORKERS: '2',
+          DATABASE_URL: database.url!,
+          DATABASE_POOL_SIZE: '2',
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          ADMIN_PORT: String(adminPort),
+          HOST: '127.0.0.1',
+        })
+        await waitForHealth(`http://127.0.0.1:${port}/healthz`, running)
+        for (let i = 0; i < 20; i++) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
+        expect(running.output()).toContain('"workers":2,"msg":"started workers"')
+        running.child.kill('SIGTERM')
+        expect(await running.exited).toBe(0)
+        expect(running.output().match(/"msg":"stopped"/g)?.length, running.output()).toBe(3) // two workers and the primary
+      } finally {
+        await database.close()
+      }
+    },
+    60_000,
+  )
 })

@@ -64,6 +64,8 @@ describe('loadConfig', () => {
     [{ KEY_ENCRYPTION_KEY: 'nothex' }, /^KEY_ENCRYPTION_KEY: expected 32 bytes as 64 hex characters/],
     [{ AUTH_CODE_TTL: '0' }, /^AUTH_CODE_TTL: expected a number ≥ 1/],
     [{ TRUST_PROXY: 'maybe' }, /^TRUST_PROXY: expected one of/],
+    [{ WORKERS: '2' }, /^WORKERS: expected 1 without DATABASE_URL/],
+    [{ WORKERS: 'many', DATABASE_URL: 'postgres://x/y' }, /^WORKERS: expected/],
     [{ SIGNING_ALG: 'HS256' }, /^SIGNING_ALG: expected one of "ES256", "EdDSA", "RS256"/],
     [{ REFRESH_TOKEN_TTL: '100', REFRESH_TOKEN_ABSOLUTE_TTL: '50' }, /^REFRESH_TOKEN_ABSOLUTE_TTL:/],
   ])('%j → one line naming the variable', (env, message) => {

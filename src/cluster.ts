@@ -1,0 +1,38 @@
+import cluster from 'node:cluster'
+import { availableParallelism } from 'node:os'
+import type { Logger } from 'pino'
+
+/** How many server processes `WORKERS` asks for. */
+export function workerCount(workers: number | 'auto'): number {
+  return workers === 'auto' ? availableParallelism() : workers
+}
+
+/**
+ * The primary process of a multi-process server: forks the workers (they share the listening
+ * sockets), replaces one that dies, and on SIGTERM/SIGINT passes the signal on and waits for all.
+ */
+export function runPrimary(count: number, logger: Logger): void {
+  let stopping = false
+  for (let i = 0; i < count; i++) cluster.fork()
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info('stopped')
+        process.exit(0)
+      }
+      return
+    }
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another')
+    cluster.fork()
+  })
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    logger.info({ signal, workers: count }, 'stopping workers')
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal)
+    setTimeout(() => process.exit(1), 15_000).unref()
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+  logger.info({ workers: count }, 'started workers')
+}
