@@ -150,6 +150,6 @@ describe('the server process', () => {
         await database.close()
       }
     },
-    60_000,
+    180_000,
   )
 })
