@@ -3,6 +3,7 @@ import { userAdminRoutes } from './accounts/user.routes.js'
 import { clientAdminRoutes } from './clients/client.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
+import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
 import { resourceServerAdminRoutes } from './resource-servers/resource-server.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { signingKeyAdminRoutes } from './tokens/key.routes.js'
@@ -17,12 +18,14 @@ export interface AdminAppOptions extends AppDeps {
 export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyInstance> {
   const services = options.services ?? createServices(options)
   const app = await createHttpServer(options)
+  recordHttpMetrics(app, services.metrics, 'admin')
   await app.register(healthRoutes(services))
   await app.register(async (admin) => {
     requireAdminToken(admin, options.adminToken)
     await admin.register(clientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))
+    await admin.register(metricsRoute(services.metricsSource))
     await admin.register(signingKeyAdminRoutes(services))
   })
   return app

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { signInRoutes } from './accounts/sign-in.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
+import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
 import { authorizeRoutes } from './oauth/authorize.routes.js'
 import { metadataRoutes } from './oauth/metadata.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
@@ -25,8 +26,11 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   app.addHook('onClose', async () => services.signingKeys.stop())
   await app.register(formbody, { bodyLimit: 64 * 1024 })
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
+  recordHttpMetrics(app, services.metrics, 'public')
   await app.register(staticRoutes)
   await app.register(healthRoutes(services))
+  if (options.config.metricsToken)
+    await app.register(metricsRoute(services.metricsSource, options.config.metricsToken))
   await app.register(signInRoutes(services, options.config))
   await app.register(authorizeRoutes(services, options.config))
   await app.register(tokenRoutes(services))

@@ -13,17 +13,21 @@ export function workerCount(workers: number | 'auto'): number {
  */
 export function runPrimary(count: number, logger: Logger): void {
   let stopping = false
-  for (let i = 0; i < count; i++) cluster.fork()
+  // Counted by their exit events: cluster.workers drops a worker already at 'disconnect'.
+  const alive = new Set<number>()
+  const fork = () => alive.add(cluster.fork().id)
+  for (let i = 0; i < count; i++) fork()
   cluster.on('exit', (worker, code, signal) => {
+    alive.delete(worker.id)
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) {
+      if (alive.size === 0) {
         logger.info('stopped')
         process.exit(0)
       }
       return
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another')
-    cluster.fork()
+    fork()
   })
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return

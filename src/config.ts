@@ -61,6 +61,7 @@ export const configSchema = z.object({
   ADMIN_PORT: port(3001),
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_TOKEN: secret(32),
+  METRICS_TOKEN: secret(32),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COOKIE_SECRET: secret(32),
   KEY_ENCRYPTION_KEY: keyEncryptionKey,
@@ -96,6 +97,8 @@ export interface Config {
   readonly adminHost: string
   readonly adminToken: string | undefined
   readonly logLevel: Env['LOG_LEVEL']
+  /** Bearer token for GET /metrics on the public listener; without it the route does not exist there. */
+  readonly metricsToken: string | undefined
   readonly cookieSecret: string | undefined
   readonly keyEncryptionKey: string | undefined
   readonly authCodeTtl: number
@@ -149,6 +152,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     adminHost: e.ADMIN_HOST,
     adminToken: e.ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
+    metricsToken: e.METRICS_TOKEN,
     cookieSecret: e.COOKIE_SECRET,
     keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
     authCodeTtl: e.AUTH_CODE_TTL,

@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import type { Registry } from 'prom-client'
 import { buildAdminApp } from './admin-app.js'
 import { buildApp } from './app.js'
 import { runPrimary, workerCount } from './cluster.js'
@@ -9,6 +10,7 @@ import { connectDatabase, type DatabaseHandle } from './db/connect.js'
 import { migrateToLatest } from './db/migrator.js'
 import { systemClock } from './lib/clock.js'
 import { createLogger } from './logger.js'
+import { clusterMetricsSource, serveClusterMetrics } from './metrics/cluster-metrics.js'
 import { adminTokenPath, resolveSecrets } from './runtime-secrets.js'
 import { createServices } from './services.js'
 
@@ -49,11 +51,22 @@ async function main(): Promise<void> {
   if (cluster.isPrimary && workers > 1) {
     // Secrets and migrations are settled once, here; the workers serve.
     await database.close()
+    serveClusterMetrics()
     runPrimary(workers, logger)
     return
   }
 
-  const deps = { config: fullConfig, db: database.db, clock: systemClock, logger }
+  const deps = {
+    config: fullConfig,
+    db: database.db,
+    clock: systemClock,
+    logger,
+    poolStats: database.poolStats,
+    processMetrics: true,
+    ...(cluster.isWorker
+      ? { metricsSource: (m: { registry: Registry }) => clusterMetricsSource(m.registry) }
+      : {}),
+  }
   const services = createServices(deps)
   const publicApp = await buildApp({ ...deps, services })
   const adminApp = await buildAdminApp({ ...deps, services, adminToken: secrets.adminToken })

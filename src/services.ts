@@ -8,6 +8,8 @@ import type { Database } from './db/database.js'
 import { createGrantService } from './grants/grant.service.js'
 import { createHealthService } from './health/health.service.js'
 import type { Clock } from './lib/clock.js'
+import { createMetrics, type PoolStats } from './metrics/metrics.js'
+import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
 import { createAccessTokenService } from './tokens/access-token.js'
@@ -19,14 +21,29 @@ export interface AppDeps {
   db: Kysely<Database>
   clock: Clock
   logger: Logger
+  /** The PostgreSQL pool's figures, for the pool gauge. */
+  poolStats?: () => PoolStats
+  /** Process metrics (CPU, memory, event loop): on in the server, off in tests. */
+  processMetrics?: boolean
+  /** Where /metrics text comes from; by default this process's registry (a cluster worker asks the primary). */
+  metricsSource?: (metrics: ReturnType<typeof createMetrics>) => MetricsSource
 }
 
 /** Wires every service once over the given dependencies. */
 export function createServices(deps: AppDeps) {
   const { db, clock, config } = deps
-  const grants = createGrantService(db, clock, config)
+  const metrics = createMetrics({ poolStats: deps.poolStats, processMetrics: deps.processMetrics })
+  const grants = createGrantService(db, clock, config, {
+    refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
+    codeReplayed: () => metrics.codeReplays.inc(),
+  })
   const signingKeys = createSigningKeyService(deps)
   return {
+    metrics,
+    metricsSource: deps.metricsSource?.(metrics) ?? {
+      text: () => metrics.registry.metrics(),
+      contentType: metrics.registry.contentType,
+    },
     health: createHealthService(db),
     users: createUserService(db),
     sessions: createSessionService(db, clock, config.sessionTtl),

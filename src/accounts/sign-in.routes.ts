@@ -23,7 +23,7 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * signed in. No return_to URL is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
-  services: Pick<Services, 'sessions' | 'authorize' | 'clients'>,
+  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics'>,
   config: Pick<Config, 'issuer' | 'sessionTtl'>,
 ) {
   const cookies = sessionCookies(config)
@@ -65,6 +65,7 @@ export function signInRoutes(
       const email = formField(body, 'email') ?? ''
       const result = await services.sessions.signIn(email, formField(body, 'password') ?? '')
       if (!result) {
+        services.metrics.signInFailures.inc()
         // One message and one status for unknown email and wrong password: no user enumeration.
         const page = signInPage({
           csrfToken: expected,

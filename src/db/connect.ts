@@ -10,6 +10,8 @@ export type DatabaseEngine = 'postgres' | 'pglite'
 export interface DatabaseHandle {
   readonly db: Kysely<Database>
   readonly engine: DatabaseEngine
+  /** The pool's figures (PostgreSQL only), for metrics. */
+  readonly poolStats?: () => { total: number; idle: number; waiting: number }
   /** Closes the pool or PGlite; safe to call twice. */
   close(): Promise<void>
 }
@@ -41,7 +43,12 @@ function connectPostgres(url: string, poolSize: number): DatabaseHandle {
   // A connection dying while idle must not crash the process; the pool replaces it.
   pool.on('error', () => {})
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-  return { db, engine: 'postgres', close: once(() => db.destroy()) }
+  return {
+    db,
+    engine: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: once(() => db.destroy()),
+  }
 }
 
 async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandle> {

@@ -52,6 +52,7 @@ export async function redeemAuthorizationCode(
   clock: Clock,
   lifetimes: RefreshLifetimes,
   input: CodeRedemption,
+  events: { codeReplayed?(): void } = {},
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const codeHash = sha256(input.code)
@@ -76,7 +77,7 @@ export async function redeemAuthorizationCode(
   })
   if ('replayed' in outcome) {
     // Unknown, or used before. If used, the first redemption's tokens are presumed stolen.
-    await revokeFamilyStartedByCode(db, codeHash, now, 'code_replay')
+    if (await revokeFamilyStartedByCode(db, codeHash, now, 'code_replay')) events.codeReplayed?.()
     throw invalidGrant('The authorization code is invalid or has already been used.')
   }
   if ('refused' in outcome) throw outcome.refused

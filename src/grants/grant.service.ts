@@ -37,7 +37,18 @@ export interface IssuedCode {
 /** The lifetimes the grant service applies, in seconds (from Config). */
 export type GrantLifetimes = RefreshLifetimes & { authCodeTtl: number }
 
-export function createGrantService(db: Kysely<Database>, clock: Clock, lifetimes: GrantLifetimes) {
+/** What the grant service reports as it happens (metrics listen here). */
+export interface GrantEvents {
+  refreshTokenReused?(): void
+  codeReplayed?(): void
+}
+
+export function createGrantService(
+  db: Kysely<Database>,
+  clock: Clock,
+  lifetimes: GrantLifetimes,
+  events: GrantEvents = {},
+) {
   const inTransaction = <T>(trx: Kysely<Database> | undefined, run: (t: Kysely<Database>) => Promise<T>) =>
     trx ? run(trx) : db.transaction().execute(run)
 
@@ -110,10 +121,10 @@ export function createGrantService(db: Kysely<Database>, clock: Clock, lifetimes
     },
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
-      redeemAuthorizationCode(db, clock, lifetimes, input),
+      redeemAuthorizationCode(db, clock, lifetimes, input, events),
     /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
     rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
-      rotateRefreshToken(db, clock, lifetimes, input),
+      rotateRefreshToken(db, clock, lifetimes, input, events),
   }
 }
 

@@ -39,6 +39,7 @@ export async function rotateRefreshToken(
   clock: Clock,
   lifetimes: RefreshLifetimes,
   input: RefreshRotation,
+  events: { refreshTokenReused?(): void } = {},
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
@@ -59,6 +60,7 @@ export async function rotateRefreshToken(
   if (state.clientId !== input.clientId) throw invalidGrant('The refresh token was issued to another client.')
   if (state.rotatedAt !== null) {
     await revokeRefreshFamily(db, state.familyId, now, 'refresh_token_reuse')
+    events.refreshTokenReused?.()
     throw invalidGrant('The refresh token has already been used; its token family is now revoked.')
   }
   if (state.grantRevokedAt !== null || state.familyRevokedAt !== null)

@@ -30,7 +30,10 @@ export function tokenRoutes(services: TokenServices) {
     app.post('/api/oauth/token', async (request) => {
       assertTokenMediaType(request.headers['content-type'])
       const params = readTokenParameters(request.body)
-      return grantFor(params).handle(params, services)
+      const grant = grantFor(params)
+      const answer = await grant.handle(params, services)
+      services.metrics.tokensIssued.inc({ grant_type: grant.grantType })
+      return answer
     })
   }
 }

@@ -38,7 +38,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   })
   const clock = options.clock ?? systemClock
-  const deps = { config, db: database.db, clock, logger: createLogger(config.logLevel) }
+  const deps = {
+    config,
+    db: database.db,
+    clock,
+    logger: createLogger(config.logLevel),
+    poolStats: database.poolStats,
+  }
   const services = createServices(deps)
   const app = await buildApp({ ...deps, services })
   const admin = await buildAdminApp({ ...deps, services, adminToken: TEST_ADMIN_TOKEN })

@@ -141,8 +141,21 @@ describe('the server process', () => {
           HOST: '127.0.0.1',
         })
         await waitForHealth(`http://127.0.0.1:${port}/healthz`, running)
+        // The second worker may still be loading when the first one answers.
+        const started = () => running.output().match(/"msg":"linkauth started"/g)?.length ?? 0
+        for (let i = 0; i < 600 && started() < 2; i++) await new Promise((r) => setTimeout(r, 100))
+        expect(started()).toBe(2)
         for (let i = 0; i < 20; i++) expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
         expect(running.output()).toContain('"workers":2,"msg":"started workers"')
+        // /metrics on any worker adds up every worker's figures.
+        const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()
+        const scraped = await fetch(`http://127.0.0.1:${adminPort}/metrics`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        expect(scraped.status, await scraped.clone().text()).toBe(200)
+        expect(await scraped.text()).toContain(
+          'linkauth_http_requests_total{listener="public",method="GET",route="/readyz",status="200"} 20',
+        )
         running.child.kill('SIGTERM')
         expect(await running.exited).toBe(0)
         expect(running.output().match(/"msg":"stopped"/g)?.length, running.output()).toBe(3) // two workers and the primary

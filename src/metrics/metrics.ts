@@ -1,0 +1,78 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+
+/** Pool figures of the PostgreSQL connection pool (absent on PGlite). */
+export interface PoolStats {
+  total: number
+  idle: number
+  waiting: number
+}
+
+/**
+ * Every metric linkauth exports, in a registry of its own (not prom-client's global one), so each
+ * app built in a test has its own counts.
+ */
+export function createMetrics(options: { poolStats?: () => PoolStats; processMetrics?: boolean } = {}) {
+  const registry = new Registry()
+  if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'linkauth_' })
+  const metrics = {
+    registry,
+    httpRequests: new Counter({
+      name: 'linkauth_http_requests_total',
+      help: 'HTTP requests answered, by listener, route and status code',
+      labelNames: ['listener', 'method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'linkauth_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by listener, route and status code',
+      labelNames: ['listener', 'method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    tokensIssued: new Counter({
+      name: 'linkauth_tokens_issued_total',
+      help: 'Token responses issued by the token endpoint, by grant type',
+      labelNames: ['grant_type'] as const,
+      registers: [registry],
+    }),
+    refreshTokenReuse: new Counter({
+      name: 'linkauth_refresh_token_reuse_total',
+      help: 'Rotated refresh tokens presented again (the family is revoked: a theft signal)',
+      registers: [registry],
+    }),
+    codeReplays: new Counter({
+      name: 'linkauth_authorization_code_replays_total',
+      help: 'Authorization codes presented after they were used (what they issued is revoked)',
+      registers: [registry],
+    }),
+    revocations: new Counter({
+      name: 'linkauth_revocations_total',
+      help: 'Revocations, by what was revoked (grant, refresh_family, access_token)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    signInFailures: new Counter({
+      name: 'linkauth_sign_in_failures_total',
+      help: 'Sign-in attempts refused for a wrong email or password',
+      registers: [registry],
+    }),
+  }
+  const { poolStats } = options
+  if (poolStats) {
+    new Gauge({
+      name: 'linkauth_db_pool_connections',
+      help: 'PostgreSQL pool connections, by state (total, idle, waiting clients)',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const stats = poolStats()
+        this.set({ state: 'total' }, stats.total)
+        this.set({ state: 'idle' }, stats.idle)
+        this.set({ state: 'waiting' }, stats.waiting)
+      },
+    })
+  }
+  return metrics
+}
+
+export type Metrics = ReturnType<typeof createMetrics>

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
+import { hiddenField } from '../helpers/browser.js'
+import { createParty, exchangeCode, type Party, tokenRequest } from '../helpers/fixtures.js'
+import { testEngine } from '../helpers/database.js'
+
+const METRICS_TOKEN = 'metrics-token-0123456789abcdefghijklmnopqrstuv'
+
+/** The value of one sample in Prometheus text, e.g. sample(text, 'linkauth_tokens_issued_total{grant_type="refresh_token"}'). */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+let t: TestApp
+let party: Party
+beforeAll(async () => {
+  t = await buildTestApp({ env: { METRICS_TOKEN } })
+  party = await createParty(t)
+})
+afterAll(async () => t.close())
+
+const scrape = async () => {
+  const res = await t.app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  })
+  expect(res.statusCode).toBe(200)
+  expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)
+  return res.body
+}
+
+describe('GET /metrics', () => {
+  it('is not there on the public listener unless METRICS_TOKEN is set', async () => {
+    const plain = await buildTestApp({ database: t.database })
+    try {
+      expect((await plain.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(404)
+    } finally {
+      await plain.close()
+    }
+  })
+
+  it('wants the metrics token on the public listener and the admin token on the admin listener', async () => {
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${METRICS_TOKEN}x`]) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: authorization ? { authorization } : {},
+      })
+      expect(res.statusCode).toBe(401)
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/)
+    }
+    expect((await t.admin.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401)
+    const admin = await t.admin.inject({ method: 'GET', url: '/metrics', headers: adminHeaders })
+    expect(admin.statusCode).toBe(200)
+    expect(admin.body).toContain('linkauth_http_requests_total')
+  })
+
+  it('counts requests by route pattern and status, never by raw URL', async () => {
+    await t.app.inject({ method: 'GET', url: '/healthz?secret=abc' })
+    await t.app.inject({ method: 'GET', url: '/no/such/page' })
+    const text = await scrape()
+    expect(
+      sample(
+        text,
+        'linkauth_http_requests_total{listener="public",method="GET",route="/healthz",status="200"}',
+      ),
+    ).toBe(1)
+    expect(
+      sample(
+        text,
+        'linkauth_http_requests_total{listener="public",method="GET",route="unmatched",status="404"}',
+      ),
+    ).toBe(1)
+    expect(text).toContain(
+      'linkauth_http_request_duration_seconds_bucket{le="0.005",listener="public",method="GET",route="/healthz",status="200"}',
+    )
+    expect(text).not.toContain('secret=abc')
+  })
+
+  it('counts tokens per grant type and refresh-token reuse', async () => {
+    const tokens = await exchangeCode(t, party)
+    const refresh = {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: party.client.id,
+    }
+    expect((await tokenRequest(t, refresh)).statusCode).toBe(200)
+    expect((await tokenRequest(t, refresh)).statusCode).toBe(400) // reuse: the family is revoked
+    const text = await scrape()
+    expect(sample(text, 'linkauth_tokens_issued_total{grant_type="authorization_code"}')).toBe(1)
+    expect(sample(text, 'linkauth_tokens_issued_total{grant_type="refresh_token"}')).toBe(1)
+    expect(sample(text, 'linkauth_refresh_token_reuse_total')).toBe(1)
+  })
+
+  it('counts sign-in failures', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/login' })
+    const cookie = (page.headers['set-cookie'] as string | string[] | undefined) ?? []
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/login',
+      headers: {
+        cookie: (Array.isArray(cookie) ? cookie : [cookie]).map((c) => c.split(';')[0]).join('; '),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({
+        email: 'nobody@example.com',
+        password: 'wrong password',
+        csrf_token: hiddenField(page.body, 'csrf_token'),
+      }).toString(),
+    })
+    expect(res.statusCode).toBe(400)
+    expect(sample(await scrape(), 'linkauth_sign_in_failures_total')).toBe(1)
+  })
+
+  it.skipIf(testEngine() !== 'postgres')('shows the PostgreSQL pool', async () => {
+    const text = await scrape()
+    expect(sample(text, 'linkauth_db_pool_connections{state="total"}')).toBeGreaterThan(0)
+    expect(sample(text, 'linkauth_db_pool_connections{state="waiting"}')).toBe(0)
+  })
+})
