@@ -163,3 +163,28 @@ export async function exchangeCodes(
   )
   return { refreshTokens, accessTokens }
 }
+
+/**
+ * An autocannon request that refreshes in chains: it takes an idle refresh token, and puts the
+ * successor back when the answer comes, so no token is ever in two requests at once. (autocannon
+ * resets a connection's context at every pass over its request list, so the chain lives here.)
+ */
+export function refreshChainRequest(party: BenchParty, refreshTokens: string[]) {
+  const idle = [...refreshTokens]
+  return {
+    method: 'POST' as const,
+    path: '/api/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    setupRequest: (req: object) => ({
+      ...req,
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: idle.shift() ?? 'no idle refresh token: raise the number of chains',
+        client_id: party.clientId,
+      }).toString(),
+    }),
+    onResponse: (status: number, body: string) => {
+      if (status === 200) idle.push((JSON.parse(body) as { refresh_token: string }).refresh_token)
+    },
+  }
+}

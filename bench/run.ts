@@ -1,5 +1,5 @@
 import autocannon from 'autocannon'
-import { exchangeCodes, mintCodes, prepareParty } from './flow.js'
+import { exchangeCodes, mintCodes, prepareParty, refreshChainRequest } from './flow.js'
 import { startBenchServer } from './server.js'
 
 /**
@@ -115,37 +115,10 @@ try {
 
   // Refresh rotation: one family per connection, each refreshed in sequence with its newest token.
   if (!only || only.some((o) => o.startsWith('refresh'))) {
-    const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections))
-    const pool = [...seeds.refreshTokens]
+    const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections * 2))
     await run(
       'refresh rotation (POST /api/oauth/token)',
-      {
-        url: `${server.baseUrl}/api/oauth/token`,
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        requests: [
-          {
-            setupRequest: (req, context) => {
-              const chain = context as { token?: string }
-              chain.token ??= pool.pop()!
-              return {
-                ...req,
-                body: new URLSearchParams({
-                  grant_type: 'refresh_token',
-                  refresh_token: chain.token,
-                  client_id: party.clientId,
-                }).toString(),
-              }
-            },
-            onResponse: (status, body, context) => {
-              if (status === 200)
-                (context as { token?: string }).token = (
-                  JSON.parse(body) as { refresh_token: string }
-                ).refresh_token
-            },
-          },
-        ],
-      },
+      { url: server.baseUrl, requests: [refreshChainRequest(party, seeds.refreshTokens)] },
       3000,
     )
   }

@@ -6,13 +6,15 @@ export interface BenchServer {
   baseUrl: string
   adminUrl: string
   adminToken: string
+  /** The server's process id (the primary's when WORKERS is above 1). */
+  pid: number
   stop(): Promise<void>
 }
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop'
 
 export async function startBenchServer(
-  options: { port?: number; adminPort?: number } = {},
+  options: { port?: number; adminPort?: number; env?: Record<string, string> } = {},
 ): Promise<BenchServer> {
   const adminUrlPg = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   const dbName = 'linkauth_bench'
@@ -39,6 +41,9 @@ export async function startBenchServer(
       COOKIE_SECRET: 'bench-cookie-secret-0123456789abcdefghijklmnop',
       KEY_ENCRYPTION_KEY: '1'.repeat(64),
       LOG_LEVEL: 'warn',
+      // Codes are minted ahead of the code-exchange scenario; give them time to wait their turn.
+      AUTH_CODE_TTL: '600',
+      ...options.env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   })
@@ -57,6 +62,7 @@ export async function startBenchServer(
     baseUrl,
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminToken: ADMIN_TOKEN,
+    pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => resolve())
