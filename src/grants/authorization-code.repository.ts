@@ -64,39 +64,6 @@ export async function findAuthorizationCode(
 }
 
 /**
- * Marks a code consumed if, and only if, it is still unconsumed: one conditional UPDATE, so of
- * concurrent redemptions exactly one gets the row back. Expiry and client checks stay with the caller,
- * which must still reject an expired or foreign code it got back.
- */
-export async function consumeAuthorizationCode(
-  db: Kysely<Database>,
-  codeHash: string,
-  now: Date,
-): Promise<AuthorizationCode | undefined> {
-  const row = await db
-    .updateTable('authorization_codes')
-    .set({ consumed_at: now })
-    .where('code_hash', '=', codeHash)
-    .where('consumed_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst()
-  return row && toAuthorizationCode(row)
-}
-
-/** Records the refresh family a redemption started, so that a replay of the code can revoke it. */
-export async function setAuthorizationCodeFamily(
-  db: Kysely<Database>,
-  codeHash: string,
-  familyId: string,
-): Promise<void> {
-  await db
-    .updateTable('authorization_codes')
-    .set({ family_id: familyId })
-    .where('code_hash', '=', codeHash)
-    .execute()
-}
-
-/**
  * Inserts a code under the user's live grant for the client, only if that grant covers every
  * requested scope: one statement, no row lock, so concurrent authorizations of one user do not queue.
  * A revocation committing just after is still safe: redemption refuses a code of a revoked grant.

@@ -1,16 +1,14 @@
+import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
+import { isForeignKeyViolation } from '../db/errors.js'
 import { invalidGrant, OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { verifyS256 } from '../lib/pkce.js'
+import { s256Challenge, verifyS256 } from '../lib/pkce.js'
 import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
-import {
-  type AuthorizationCode,
-  consumeAuthorizationCode,
-  setAuthorizationCodeFamily,
-} from './authorization-code.repository.js'
-import { revokeFamilyStartedByCode, startRefreshFamily } from './refresh-token.repository.js'
+import { type CodeRedemptionRow, redeemAuthorizationCodeRow } from './code-redemption.repository.js'
+import { revokeFamilyStartedByCode } from './refresh-token.repository.js'
 import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
 
 export interface CodeRedemption {
@@ -24,7 +22,11 @@ export interface CodeRedemption {
 }
 
 /** Why a code found unconsumed still issues nothing; undefined when it may be redeemed. */
-function refusal(code: AuthorizationCode, input: CodeRedemption, now: Date): OAuthError | undefined {
+function refusal(
+  code: NonNullable<CodeRedemptionRow['consumed']>,
+  input: CodeRedemption,
+  now: Date,
+): OAuthError | undefined {
   if (code.clientId !== input.clientId)
     return invalidGrant('The authorization code was issued to another client.')
   if (code.expiresAt.getTime() <= now.getTime()) return invalidGrant('The authorization code has expired.')
@@ -40,7 +42,8 @@ function refusal(code: AuthorizationCode, input: CodeRedemption, now: Date): OAu
 /**
  * Exchanges an authorization code for a refresh family: consume the code (the one conditional
  * UPDATE, so of concurrent redemptions exactly one proceeds), check it, start the family and its
- * first refresh token, mark the grant used, and record the family on the code — one transaction.
+ * first refresh token, mark the grant used, and record the family on the code — one statement
+ * (redeemAuthorizationCodeRow), so one round trip and nothing half-written.
  *
  * A code that was found but fails a check (other client, expired, wrong redirect_uri, wrong
  * verifier) stays consumed: codes are single-use (RFC 9700 §2.1.1, RFC 6749 §4.1.2), and burning it
@@ -57,29 +60,34 @@ export async function redeemAuthorizationCode(
   const now = clock.now()
   const codeHash = sha256(input.code)
   const refreshToken = randomToken()
-  const outcome = await db.transaction().execute(async (trx) => {
-    const code = await consumeAuthorizationCode(trx, codeHash, now)
-    if (!code) return { replayed: true } as const
-    const refused = refusal(code, input, now)
-    if (refused) return { refused } // commit: the code stays burned
-    const issue = await startRefreshFamily(trx, {
-      grantId: code.grantId,
-      clientId: code.clientId,
-      scopes: code.scopes,
+  const attempt = () =>
+    redeemAuthorizationCodeRow(db, {
+      codeHash,
+      clientId: input.clientId,
+      redirectUri: input.redirectUri ?? null,
+      expectedChallenge: s256Challenge(input.codeVerifier),
+      clientScopes: input.clientScopes,
+      familyId: randomUUID(),
       tokenHash: sha256(refreshToken),
       now,
       familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
       tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
     })
-    if (!issue) return { refused: invalidGrant('The grant behind this code has been revoked.') }
-    await setAuthorizationCodeFamily(trx, codeHash, issue.familyId)
-    return { issue }
-  })
-  if ('replayed' in outcome) {
+  let outcome: CodeRedemptionRow
+  try {
+    outcome = await attempt()
+  } catch (err) {
+    // The grant was revoked between the statement's check and its insert: the family's foreign key
+    // refused, the whole statement rolled back, and the code is unconsumed but under a revoked grant.
+    if (isForeignKeyViolation(err)) throw invalidGrant('The grant behind this code has been revoked.')
+    throw err
+  }
+  if (outcome.issue) return { ...outcome.issue, refreshToken }
+  if (!outcome.consumed) {
     // Unknown, or used before. If used, the first redemption's tokens are presumed stolen.
     if (await revokeFamilyStartedByCode(db, codeHash, now, 'code_replay')) events.codeReplayed?.()
     throw invalidGrant('The authorization code is invalid or has already been used.')
   }
-  if ('refused' in outcome) throw outcome.refused
-  return { ...outcome.issue, refreshToken }
+  // Consumed but refused: say why (the code stays burned).
+  throw refusal(outcome.consumed, input, now) ?? invalidGrant('The grant behind this code has been revoked.')
 }

@@ -11,54 +11,6 @@ export interface RefreshTokenIssue {
 }
 
 /**
- * Starts a refresh family and its first token under a live grant, and marks the grant used: one
- * statement. Returns undefined when the grant is revoked (or not this client's), writing nothing.
- */
-export async function startRefreshFamily(
-  trx: Kysely<Database>,
-  start: {
-    grantId: string
-    clientId: string
-    scopes: string[]
-    tokenHash: string
-    now: Date
-    familyExpiresAt: Date
-    tokenExpiresAt: Date
-  },
-): Promise<RefreshTokenIssue | undefined> {
-  const { rows } = await sql<{ family_id: string; grant_id: string; user_id: string }>`
-    with live_grant as (
-      update grants set last_used_at = ${start.now}
-       where id = ${start.grantId} and client_id = ${start.clientId} and revoked_at is null
-      returning id, user_id, client_id
-    ), family as (
-      insert into refresh_families (grant_id, client_id, user_id, scopes, created_at, expires_at)
-      select id, client_id, user_id, ${start.scopes}::text[], ${start.now}, ${start.familyExpiresAt}
-        from live_grant
-      returning id, grant_id, user_id
-    ), first_token as (
-      insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
-      select ${start.tokenHash}, id, ${start.scopes}::text[], ${start.now},
-             least(${start.tokenExpiresAt}::timestamptz, ${start.familyExpiresAt}::timestamptz)
-        from family
-      returning family_id
-    )
-    select family.id as family_id, family.grant_id, family.user_id
-      from family join first_token on first_token.family_id = family.id
-  `.execute(trx)
-  const row = rows[0]
-  return (
-    row && {
-      familyId: row.family_id,
-      grantId: row.grant_id,
-      userId: row.user_id,
-      clientId: start.clientId,
-      scopes: start.scopes,
-    }
-  )
-}
-
-/**
  * Rotates a refresh token in ONE statement (the hot path: one round trip, no explicit transaction).
  * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
  * family under a live grant, and the requested scopes are within the family's; the successor is

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteUser, findUserCredentialsByEmail, insertUser } from '../../src/accounts/user.repository.js'
 import {
@@ -8,11 +9,11 @@ import {
 } from '../../src/clients/client.repository.js'
 import { isUniqueViolation } from '../../src/db/errors.js'
 import {
-  consumeAuthorizationCode,
   findAuthorizationCode,
   insertAuthorizationCode,
   insertAuthorizationCodeUnderLiveGrant,
 } from '../../src/grants/authorization-code.repository.js'
+import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
@@ -211,7 +212,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
   })
 
   describe('authorization codes', () => {
-    it('of concurrent consumptions exactly one wins', async () => {
+    it('of concurrent redemptions exactly one issues a family; the others find the code used', async () => {
       const { db, user, client } = await fixture()
       const grant = await upsertGrant(
         db,
@@ -221,11 +222,60 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       const codeHash = await insertCode({ db, user, client }, grant.id, {
         expiresAt: new Date(now.getTime() + 60_000),
       })
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => consumeAuthorizationCode(db, codeHash, now)),
+      const redeem = () =>
+        redeemAuthorizationCodeRow(db, {
+          codeHash,
+          clientId: client.id,
+          redirectUri: null,
+          expectedChallenge: challenge,
+          clientScopes: ['links:read'],
+          familyId: randomUUID(),
+          tokenHash: sha256(randomToken()),
+          now,
+          familyExpiresAt: new Date(now.getTime() + 3_600_000),
+          tokenExpiresAt: new Date(now.getTime() + 60_000),
+        })
+      const results = await Promise.all(Array.from({ length: 10 }, redeem))
+      expect(results.filter((r) => r.issue)).toHaveLength(1)
+      expect(results.filter((r) => !r.consumed)).toHaveLength(9)
+      const code = await findAuthorizationCode(db, codeHash)
+      expect(code?.consumedAt?.toISOString()).toBe(now.toISOString())
+      expect(code?.familyId).toBe(results.find((r) => r.issue)!.issue!.familyId)
+      const tokens = await db
+        .selectFrom('refresh_tokens')
+        .select('family_id')
+        .where('family_id', '=', code!.familyId!)
+        .execute()
+      expect(tokens).toHaveLength(1)
+    })
+
+    it('a code that fails a check is consumed and issues nothing', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
       )
-      expect(results.filter(Boolean)).toHaveLength(1)
-      expect((await findAuthorizationCode(db, codeHash))?.consumedAt?.toISOString()).toBe(now.toISOString())
+      const codeHash = await insertCode({ db, user, client }, grant.id, {
+        expiresAt: new Date(now.getTime() + 60_000),
+      })
+      const result = await redeemAuthorizationCodeRow(db, {
+        codeHash,
+        clientId: client.id,
+        redirectUri: null,
+        expectedChallenge: 'another-challenge-another-challenge-another',
+        clientScopes: ['links:read'],
+        familyId: randomUUID(),
+        tokenHash: sha256(randomToken()),
+        now,
+        familyExpiresAt: now,
+        tokenExpiresAt: now,
+      })
+      expect(result.issue).toBeUndefined()
+      expect(result.consumed?.codeChallenge).toBe(challenge)
+      const code = await findAuthorizationCode(db, codeHash)
+      expect(code?.consumedAt).not.toBeNull()
+      expect(code?.familyId).toBeNull()
     })
 
     it('a code under the live grant is written only when that grant covers the scopes', async () => {
