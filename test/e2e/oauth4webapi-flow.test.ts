@@ -1,27 +1,16 @@
-import { createServer } from 'node:net'
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
+import { freePort } from '../helpers/net.js'
 
 /**
  * The whole flow over real HTTP with a strict third-party client library (oauth4webapi): discovery,
  * PKCE, the browser's sign-in and consent, the RFC 9207 iss check, code exchange, a resource server
  * verifying the access token with nothing but our JWKS, and refresh rotation.
  */
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 let t: TestApp
 let issuer: URL

@@ -1,27 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, testEngine } from '../helpers/database.js'
+import { freePort } from '../helpers/net.js'
 
 /** The real entry point (src/main.ts) as a process: start-up, config errors, data kept, graceful stop. */
 
 const dataDir = mkdtempSync(join(tmpdir(), 'linkauth-process-'))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
 
 interface Running {
   child: ChildProcess

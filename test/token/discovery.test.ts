@@ -1,19 +1,8 @@
-import { createServer } from 'node:net'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { createParty, mintCode, type Party, REDIRECT_URI } from '../helpers/fixtures.js'
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+import { freePort } from '../helpers/net.js'
 
 // The issuer must be the address the client reaches, so the app is built for a port found first.
 let t: TestApp
