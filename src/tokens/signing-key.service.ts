@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
@@ -32,6 +33,16 @@ export interface SigningKeyServiceOptions {
  */
 const PUBLISH_MARGIN_SECONDS = 60
 
+/** A public key we signed with, ready for node:crypto verify (imported once, never per request). */
+export interface VerificationKey {
+  kid: string
+  alg: SigningAlg
+  publicKey: KeyObject
+}
+
+/** An unknown kid reloads the published keys at most this often (a token signed elsewhere after a rotation). */
+const UNKNOWN_KID_RELOAD_MS = 1_000
+
 export interface SigningKeyDeps {
   db: Kysely<Database>
   clock: Clock
@@ -51,6 +62,9 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
   let starting: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
   let users = 0
+  let verificationKeys = new Map<string, VerificationKey>()
+  let verificationKeysLoadedAt = 0
+  let reloadingVerificationKeys: Promise<void> | undefined
 
   function keyEncryptionKey(): Buffer {
     if (!config.keyEncryptionKey) throw new Error('KEY_ENCRYPTION_KEY is not set')
@@ -90,9 +104,34 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     use(stored)
   }
 
+  function publishedCutoff(): Date {
+    return new Date(clock.now().getTime() - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000)
+  }
+
+  /** Imports the public halves of the published keys into KeyObjects, replacing the set in one go. */
+  function reloadVerificationKeys(): Promise<void> {
+    reloadingVerificationKeys ??= listPublishedSigningKeys(db, publishedCutoff())
+      .then((keys) => {
+        const next = new Map<string, VerificationKey>()
+        for (const k of keys) {
+          const publicKey = createPublicKey({ key: k.publicJwk as never, format: 'jwk' })
+          next.set(k.kid, { kid: k.kid, alg: k.alg as SigningAlg, publicKey })
+        }
+        verificationKeys = next
+        verificationKeysLoadedAt = Date.now()
+      })
+      .finally(() => {
+        reloadingVerificationKeys = undefined
+      })
+    return reloadingVerificationKeys
+  }
+
   async function syncActiveKey(): Promise<void> {
     const kid = await findActiveKid(db)
-    if (kid !== active?.kid) await loadOrCreateActiveKey()
+    if (kid !== active?.kid) {
+      await loadOrCreateActiveKey()
+      await reloadVerificationKeys()
+    }
   }
 
   return {
@@ -109,10 +148,12 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
         }, pollIntervalMs)
         timer.unref()
       }
-      starting ??= loadOrCreateActiveKey().catch((err: unknown) => {
-        starting = undefined
-        logger.warn({ err }, 'signing keys not loaded yet; retrying at the next poll')
-      })
+      starting ??= loadOrCreateActiveKey()
+        .then(reloadVerificationKeys)
+        .catch((err: unknown) => {
+          starting = undefined
+          logger.warn({ err }, 'signing keys not loaded yet; retrying at the next poll')
+        })
       await starting
     },
     stop(): void {
@@ -130,10 +171,20 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
       return active
     },
     listKeys: (): Promise<SigningKeyInfo[]> => listSigningKeys(db),
+    /**
+     * The public key a token names by kid, from memory. An unknown kid reloads the published keys
+     * (throttled), so a key made by a rotation on another instance is found before the next poll.
+     */
+    async verificationKey(kid: string): Promise<VerificationKey | undefined> {
+      const known = verificationKeys.get(kid)
+      if (known) return known
+      if (Date.now() - verificationKeysLoadedAt < UNKNOWN_KID_RELOAD_MS) return undefined
+      await reloadVerificationKeys()
+      return verificationKeys.get(kid)
+    },
     /** Public JWKs of the keys whose tokens may still be alive (RFC 7517 key set members). */
     async publishedJwks(): Promise<Record<string, unknown>[]> {
-      const cutoff = new Date(clock.now().getTime() - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000)
-      const keys = await listPublishedSigningKeys(db, cutoff)
+      const keys = await listPublishedSigningKeys(db, publishedCutoff())
       return keys.map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' }))
     },
     /** Retires the active key and makes a new one active, in one transaction; signs with it from now on. */
@@ -152,6 +203,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
         }
       }
       use(fresh)
+      await reloadVerificationKeys()
       const { privateKeyEncrypted: _secret, ...info } = fresh
       return info
     },

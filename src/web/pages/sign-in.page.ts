@@ -6,7 +6,9 @@ export const SIGN_IN_FAILED = 'Email or password is incorrect'
 /** The sign-in form; `requestId` carries a pending authorization through the POST. */
 export function signInPage(options: {
   csrfToken: string
-  requestId?: string
+  requestId?: string | undefined
+  /** A key of return-path.ts: where to go after signing in (when not continuing a request). */
+  next?: string | undefined
   clientName?: string
   email?: string
   failed?: boolean
@@ -24,6 +26,7 @@ export function signInPage(options: {
       <form method="post" action="/login">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
+        ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
         <label for="email">Email</label>
         <input
           id="email"
