@@ -35,6 +35,14 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Far longer than any access token we sign; a longer string is not worth parsing. */
 const MAX_TOKEN_LENGTH = 4096
 
+/**
+ * Resource servers introspect the same token on every API call, and an ECDSA verify is by far the
+ * largest CPU cost of introspection. A token string whose signature, header, shape and issuer were
+ * checked once is remembered (the whole string is the key, so nothing unverified can match); its
+ * exp is still checked on every call. Bounded: the oldest entry goes first.
+ */
+const VERIFIED_CACHE_MAX = 10_000
+
 function decodeJson(segment: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
@@ -99,9 +107,26 @@ export function createAccessTokenVerifier(
   config: Pick<Config, 'issuer'>,
   clock: Clock,
   keys: VerificationKeys,
+  options: { cacheSize?: number } = {},
 ) {
+  const cacheSize = options.cacheSize ?? VERIFIED_CACHE_MAX
+  const verified = new Map<string, AccessTokenClaims>()
+
+  function remember(token: string, claims: AccessTokenClaims): void {
+    if (cacheSize <= 0) return
+    if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!)
+    verified.set(token, claims)
+  }
+
+  function checkExpiry(claims: AccessTokenClaims): AccessTokenVerification {
+    if (claims.exp <= epochSeconds(clock.now())) return { ok: false, reason: 'expired', claims }
+    return { ok: true, claims }
+  }
+
   return {
     async verify(token: string): Promise<AccessTokenVerification> {
+      const known = verified.get(token)
+      if (known) return checkExpiry(known)
       if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' }
       const parts = token.split('.')
       if (parts.length !== 3) return { ok: false, reason: 'malformed' }
@@ -118,8 +143,9 @@ export function createAccessTokenVerifier(
       const claims = payload && asClaims(payload)
       if (!claims) return { ok: false, reason: 'malformed' }
       if (claims.iss !== config.issuer) return { ok: false, reason: 'wrong_issuer' }
-      if (claims.exp <= epochSeconds(clock.now())) return { ok: false, reason: 'expired', claims }
-      return { ok: true, claims }
+      const result = checkExpiry(claims)
+      if (result.ok) remember(token, claims)
+      return result
     },
   }
 }

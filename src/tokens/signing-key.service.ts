@@ -12,6 +12,7 @@ import { generateSigningKey, loadPrivateKey, type SigningAlg } from './key-mater
 import {
   findActiveKid,
   findActiveSigningKey,
+  findPublishedSigningKey,
   insertSigningKey,
   listPublishedSigningKeys,
   listSigningKeys,
@@ -40,8 +41,8 @@ export interface VerificationKey {
   publicKey: KeyObject
 }
 
-/** An unknown kid reloads the published keys at most this often (a token signed elsewhere after a rotation). */
-const UNKNOWN_KID_RELOAD_MS = 1_000
+/** A kid is a base64url RFC 7638 thumbprint (43 characters); anything else is looked up nowhere. */
+const KID_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
 export interface SigningKeyDeps {
   db: Kysely<Database>
@@ -63,7 +64,6 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
   let timer: NodeJS.Timeout | undefined
   let users = 0
   let verificationKeys = new Map<string, VerificationKey>()
-  let verificationKeysLoadedAt = 0
   let reloadingVerificationKeys: Promise<void> | undefined
 
   function keyEncryptionKey(): Buffer {
@@ -108,17 +108,18 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     return new Date(clock.now().getTime() - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000)
   }
 
+  function toVerificationKey(k: SigningKeyInfo): VerificationKey {
+    const publicKey = createPublicKey({ key: k.publicJwk as never, format: 'jwk' })
+    return { kid: k.kid, alg: k.alg as SigningAlg, publicKey }
+  }
+
   /** Imports the public halves of the published keys into KeyObjects, replacing the set in one go. */
   function reloadVerificationKeys(): Promise<void> {
     reloadingVerificationKeys ??= listPublishedSigningKeys(db, publishedCutoff())
       .then((keys) => {
         const next = new Map<string, VerificationKey>()
-        for (const k of keys) {
-          const publicKey = createPublicKey({ key: k.publicJwk as never, format: 'jwk' })
-          next.set(k.kid, { kid: k.kid, alg: k.alg as SigningAlg, publicKey })
-        }
+        for (const k of keys) next.set(k.kid, toVerificationKey(k))
         verificationKeys = next
-        verificationKeysLoadedAt = Date.now()
       })
       .finally(() => {
         reloadingVerificationKeys = undefined
@@ -172,15 +173,18 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     },
     listKeys: (): Promise<SigningKeyInfo[]> => listSigningKeys(db),
     /**
-     * The public key a token names by kid, from memory. An unknown kid reloads the published keys
-     * (throttled), so a key made by a rotation on another instance is found before the next poll.
+     * The public key a token names by kid, from memory. An unknown kid of the right shape costs one
+     * primary-key lookup, so a key made by a rotation on another instance is found before the next
+     * poll; callers are authenticated resource servers or identified clients.
      */
     async verificationKey(kid: string): Promise<VerificationKey | undefined> {
       const known = verificationKeys.get(kid)
-      if (known) return known
-      if (Date.now() - verificationKeysLoadedAt < UNKNOWN_KID_RELOAD_MS) return undefined
-      await reloadVerificationKeys()
-      return verificationKeys.get(kid)
+      if (known || !KID_PATTERN.test(kid)) return known
+      const stored = await findPublishedSigningKey(db, kid, publishedCutoff())
+      if (!stored) return undefined
+      const key = toVerificationKey(stored)
+      verificationKeys = new Map(verificationKeys).set(kid, key)
+      return key
     },
     /** Public JWKs of the keys whose tokens may still be alive (RFC 7517 key set members). */
     async publishedJwks(): Promise<Record<string, unknown>[]> {

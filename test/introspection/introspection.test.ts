@@ -2,6 +2,8 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { epochSeconds } from '../../src/lib/clock.js'
 import { randomToken } from '../../src/lib/secrets.js'
+import { createLogger } from '../../src/logger.js'
+import { createServices } from '../../src/services.js'
 import { signJwt } from '../../src/tokens/access-token.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { createTestClock, type TestClock } from '../helpers/clock.js'
@@ -120,7 +122,11 @@ describe('active tokens', () => {
 describe('inactive tokens answer {active: false} and nothing else', () => {
   it('an expired access token and an expired refresh token', async () => {
     const tokens = await exchangeCode(t, party)
-    clock.advance(t.config.accessTokenTtl)
+    // Seen (and remembered as verified) while live; expiry is still checked on every call.
+    expect((await introspect(t, rs, tokens.access_token)).active).toBe(true)
+    clock.advance(t.config.accessTokenTtl - 1)
+    expect((await introspect(t, rs, tokens.access_token)).active).toBe(true)
+    clock.advance(1)
     expect(await introspect(t, rs, tokens.access_token)).toEqual(INACTIVE)
     expect((await introspect(t, rs, tokens.refresh_token)).active).toBe(true)
     clock.advance(t.config.refreshTokenTtl)
@@ -253,6 +259,34 @@ describe('inactive tokens answer {active: false} and nothing else', () => {
     expect((await introspect(t, rs, tokens.access_token)).active).toBe(true)
     const fresh = await exchangeCode(t, party)
     expect((await introspect(t, rs, fresh.access_token)).active).toBe(true)
+  })
+})
+
+describe('keys made by another instance', () => {
+  it('a token signed with a key rotated in elsewhere is verified without waiting for the poll', async () => {
+    const other = createServices({
+      config: t.config,
+      db: t.database.db,
+      clock,
+      logger: createLogger('silent'),
+    })
+    await other.signingKeys.start()
+    try {
+      await other.signingKeys.rotate()
+      const tokens = await exchangeCode(t, party) // still signed by this instance's (now retired) key
+      const claims = jwtClaims(tokens.access_token)
+      const fromOther = other.accessTokens.issueAccessToken({
+        userId: party.userId,
+        clientId: party.client.id,
+        scopes: ['links:read'],
+        grantId: String(claims.grant_id),
+        familyId: String(claims.family_id),
+      })
+      expect((await introspect(t, rs, fromOther.accessToken)).active).toBe(true)
+      expect((await introspect(t, rs, tokens.access_token)).active).toBe(true)
+    } finally {
+      other.signingKeys.stop()
+    }
   })
 })
 
