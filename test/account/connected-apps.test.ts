@@ -60,7 +60,8 @@ describe('GET /account/apps', () => {
     expect(signedIn.statusCode).toBe(303)
     expect(signedIn.headers.location).toBe('/account/apps')
     expect((await browser.get('/account/apps')).statusCode).toBe(200)
-    // Already signed in: /login?next=… goes straight there.
+    // The signed-in page links here; already signed in, /login?next=… goes straight here.
+    expect((await browser.get('/login')).body).toContain('<a href="/account/apps">')
     expect((await browser.get('/login?next=account-apps')).headers.location).toBe('/account/apps')
   })
 

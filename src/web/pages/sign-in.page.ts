@@ -55,6 +55,7 @@ export function signedInPage(options: { email: string; logoutCsrfToken: string }
       <h1 id="title">You are signed in</h1>
       <p>Signed in as <strong>${options.email}</strong>.</p>
       <p class="muted">You can close this page and return to the application you came from.</p>
+      <p><a href="/account/apps">See the applications connected to your account</a></p>
       <form method="post" action="/logout">
         <input type="hidden" name="csrf_token" value="${options.logoutCsrfToken}" />
         <button type="submit">Sign out</button>
