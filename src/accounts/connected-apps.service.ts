@@ -1,4 +1,4 @@
-import type { ClientService } from '../clients/client.service.js'
+import { CLIENT_ID_PATTERN, type ClientService } from '../clients/client.service.js'
 import type { GrantService } from '../grants/grant.service.js'
 import { isKnownScope, normalizeScopes, SCOPE_DESCRIPTIONS } from '../lib/scopes.js'
 
@@ -12,9 +12,6 @@ export interface ConnectedApp {
   /** When it last exchanged a code or refreshed a token; null when never. */
   lastUsedAt: Date | null
 }
-
-/** A client_id has this shape (the clients table's check); anything else names no application. */
-export const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
 
 function describe(scope: string): string {
   return isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify'
+import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import { invalidClient } from '../errors.js'
 import type { Services } from '../services.js'
 import { requireParameter, unknownClient } from './token-grant.js'
 import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
-
-const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
 
 /**
  * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id; token_type_hint
