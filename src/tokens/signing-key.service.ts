@@ -207,7 +207,10 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
         }
       }
       use(fresh)
-      await reloadVerificationKeys()
+      // The rotation has committed: a failed reload must not report it failed (unknown kids are looked up anyway).
+      await reloadVerificationKeys().catch((err: unknown) =>
+        logger.warn({ err }, 'verification keys not reloaded'),
+      )
       const { privateKeyEncrypted: _secret, ...info } = fresh
       return info
     },
