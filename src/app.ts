@@ -1,11 +1,14 @@
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
+import { connectedAppsRoutes } from './accounts/connected-apps.routes.js'
 import { signInRoutes } from './accounts/sign-in.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
 import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
 import { authorizeRoutes } from './oauth/authorize.routes.js'
+import { introspectRoutes } from './oauth/introspect.routes.js'
+import { revokeRoutes } from './oauth/revoke.routes.js'
 import { metadataRoutes } from './oauth/metadata.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
@@ -33,7 +36,10 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
     await app.register(metricsRoute(services.metricsSource, options.config.metricsToken))
   await app.register(signInRoutes(services, options.config))
   await app.register(authorizeRoutes(services, options.config))
+  await app.register(connectedAppsRoutes(services, options.config))
   await app.register(tokenRoutes(services))
+  await app.register(revokeRoutes(services))
+  await app.register(introspectRoutes(services))
   await app.register(jwksRoutes(services))
   await app.register(metadataRoutes(options.config))
   return app

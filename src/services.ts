@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
+import { createConnectedAppsService } from './accounts/connected-apps.service.js'
 import { createSessionService } from './accounts/session.service.js'
 import { createUserService } from './accounts/user.service.js'
 import { createClientService } from './clients/client.service.js'
@@ -11,8 +12,11 @@ import type { Clock } from './lib/clock.js'
 import { createMetrics, type PoolStats } from './metrics/metrics.js'
 import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
+import { createIntrospectionService } from './oauth/introspection.service.js'
+import { createRevocationService } from './oauth/revocation.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
 import { createAccessTokenService } from './tokens/access-token.js'
+import { createAccessTokenVerifier } from './tokens/access-token-verifier.js'
 import { createSigningKeyService } from './tokens/signing-key.service.js'
 
 /** What both listeners are built from; passed in, never imported as singletons (DESIGN §2). */
@@ -38,6 +42,8 @@ export function createServices(deps: AppDeps) {
     codeReplayed: () => metrics.codeReplays.inc(),
   })
   const signingKeys = createSigningKeyService(deps)
+  const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
+  const clients = createClientService(db, clock, grants)
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -49,10 +55,14 @@ export function createServices(deps: AppDeps) {
     sessions: createSessionService(db, clock, config.sessionTtl),
     grants,
     authorize: createAuthorizeService(db, clock, grants),
-    clients: createClientService(db, clock, grants),
+    clients,
+    connectedApps: createConnectedAppsService(grants, clients),
     resourceServers: createResourceServerService(db),
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
+    accessTokenVerifier,
+    introspection: createIntrospectionService(config.issuer, accessTokenVerifier, grants),
+    revocation: createRevocationService(accessTokenVerifier, grants),
   }
 }
 

@@ -7,6 +7,7 @@ import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../web/form.js'
 import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
 import { allowFormRedirectTo } from '../web/security-headers.js'
+import { returnPath } from './return-path.js'
 import { sessionCookies } from './session-cookie.js'
 
 const EXPIRED_REQUEST =
@@ -19,8 +20,9 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
 
 /**
  * GET/POST /login and POST /logout. With `request` (a pending authorization id) a successful
- * sign-in continues that request; without it, it lands on /login itself, which then says who is
- * signed in. No return_to URL is ever taken from the request, so there is no open redirect.
+ * sign-in continues that request; with `next` (a key of return-path.ts, e.g. account-apps) it goes
+ * to that fixed page; otherwise it lands on /login itself, which then says who is signed in. No URL
+ * is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
   services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics'>,
@@ -40,8 +42,10 @@ export function signInRoutes(
     app.get('/login', async (request, reply) => {
       const requestId = formField(request.query, 'request')
       const { pending, clientName } = await pendingWithClient(requestId)
+      const next = pending ? undefined : returnPath(formField(request.query, 'next'))
       if (!pending) {
         const session = await cookies.currentSession(request, services.sessions)
+        if (session && next) return reply.header('cache-control', 'no-store').redirect(next, 303)
         if (session) {
           const logoutCsrfToken = csrfToken(session.csrfSecret, LOGOUT_BINDING)
           return sendPage(reply, signedInPage({ email: session.email, logoutCsrfToken }))
@@ -50,7 +54,15 @@ export function signInRoutes(
         allowFormRedirectTo(reply, pending.redirectUri)
       }
       const token = cookies.loginCsrfToken(request, reply)
-      return sendPage(reply, signInPage({ csrfToken: token, requestId: pending?.id, clientName }))
+      return sendPage(
+        reply,
+        signInPage({
+          csrfToken: token,
+          requestId: pending?.id,
+          clientName,
+          next: next && formField(request.query, 'next'),
+        }),
+      )
     })
 
     app.post('/login', async (request, reply) => {
@@ -62,6 +74,8 @@ export function signInRoutes(
       }
       const { pending, clientName } = await pendingWithClient(formField(body, 'request'))
       if (pending) allowFormRedirectTo(reply, pending.redirectUri)
+      const nextKey = formField(body, 'next')
+      const next = pending ? undefined : returnPath(nextKey)
       const email = formField(body, 'email') ?? ''
       const result = await services.sessions.signIn(email, formField(body, 'password') ?? '')
       if (!result) {
@@ -71,6 +85,7 @@ export function signInRoutes(
           csrfToken: expected,
           requestId: pending?.id,
           clientName,
+          next: next && nextKey,
           email,
           failed: true,
         })
@@ -79,7 +94,7 @@ export function signInRoutes(
       const previous = await cookies.currentSession(request, services.sessions)
       if (previous) await services.sessions.signOut(previous.id)
       cookies.setSession(reply, result.token)
-      if (!pending) return reply.redirect('/login', 303)
+      if (!pending) return reply.redirect(next ?? '/login', 303)
       await services.authorize.recordSignIn(pending.id, result.session.id)
       // 303, never 307: the browser must not repeat the credentials POST at the next location.
       return reply.redirect(`/oauth/authorize/continue?request=${encodeURIComponent(pending.id)}`, 303)

@@ -35,6 +35,9 @@ export const newClientSchema = z.object({
 
 export type NewClient = z.output<typeof newClientSchema>
 
+/** The shape of every client_id (the clients table's check): anything else is no client of ours. */
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
+
 /** client_id: 128 random bits, base64url; public, but not guessable. */
 function newClientId(): string {
   return randomToken(16)

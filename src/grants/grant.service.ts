@@ -15,8 +15,10 @@ import {
 } from './refresh-rotation.js'
 import { revokeGrantsWhere } from './grant-revocation.repository.js'
 import { findLiveGrant, type Grant, upsertGrant } from './grant.repository.js'
+import { type LiveGrantSummary, listLiveGrantsOfUser } from './grant-listing.repository.js'
+import { createTokenStatus } from './token-status.js'
 
-export type { CodeRedemption, Grant, IssuedRefreshToken, RefreshLifetimes, RefreshRotation }
+export type { CodeRedemption, Grant, IssuedRefreshToken, LiveGrantSummary, RefreshLifetimes, RefreshRotation }
 
 /** What an authorization code is bound to (RFC 6749 §4.1.2, RFC 7636 §4.4). */
 export interface CodeRequest {
@@ -119,6 +121,20 @@ export function createGrantService(
       const ids = await inTransaction(trx, run)
       return ids.length
     },
+    /**
+     * The user disconnects an application: revokes their live grant to it and every refresh family
+     * under it, in one transaction. False when there was nothing live to revoke.
+     */
+    async revokeForUser(userId: string, clientId: string): Promise<boolean> {
+      const ids = await db
+        .transaction()
+        .execute((t) => revokeGrantsWhere(t, { userId, clientId }, clock.now(), 'user_revoked'))
+      return ids.length > 0
+    },
+    /** The user's live grants to enabled clients, with the client's name, oldest first. */
+    listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
+    /** Liveness of tokens (introspection) and RFC 7009 revocation of single tokens. */
+    ...createTokenStatus(db, clock),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
       redeemAuthorizationCode(db, clock, lifetimes, input, events),

@@ -1,5 +1,5 @@
 import { type OAuthError, invalidClient, invalidRequest } from '../errors.js'
-import type { Client } from '../clients/client.service.js'
+import { type Client, CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import type { IssuedRefreshToken } from '../grants/grant.service.js'
 import { formatScopes } from '../lib/scopes.js'
 import type { Services } from '../services.js'
@@ -29,9 +29,6 @@ export function requireParameter(params: TokenParameters, name: string): string 
   if (value === undefined) throw invalidRequest(`${name} is required.`)
   return value
 }
-
-/** The shape of every client_id (the clients table's check): anything else is no client of ours. */
-const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
 
 /**
  * client_id, required. One that cannot exist is refused here, before it reaches a query (a NUL byte

@@ -13,6 +13,8 @@ const KNOWN = new Set([
   'redirect_uri',
   'refresh_token',
   'scope',
+  'token',
+  'token_type_hint',
 ])
 
 const nameFor = (name: string) => (KNOWN.has(name) ? name : 'a parameter')

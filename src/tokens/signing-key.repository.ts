@@ -106,3 +106,18 @@ export async function listPublishedSigningKeys(
     .execute()
   return rows.map(toSigningKeyInfo)
 }
+
+/** One published key by kid (active, or retired after `retiredAfter`): a primary-key lookup. */
+export async function findPublishedSigningKey(
+  db: Kysely<Database>,
+  kid: string,
+  retiredAfter: Date,
+): Promise<SigningKeyInfo | undefined> {
+  const row = await db
+    .selectFrom('signing_keys')
+    .select(PUBLIC_COLUMNS)
+    .where('kid', '=', kid)
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', retiredAfter)]))
+    .executeTakeFirst()
+  return row && toSigningKeyInfo(row)
+}

@@ -1,3 +1,4 @@
+import { createPublicKey, type KeyObject } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Config } from '../config.js'
@@ -11,6 +12,7 @@ import { generateSigningKey, loadPrivateKey, type SigningAlg } from './key-mater
 import {
   findActiveKid,
   findActiveSigningKey,
+  findPublishedSigningKey,
   insertSigningKey,
   listPublishedSigningKeys,
   listSigningKeys,
@@ -32,6 +34,16 @@ export interface SigningKeyServiceOptions {
  */
 const PUBLISH_MARGIN_SECONDS = 60
 
+/** A public key we signed with, ready for node:crypto verify (imported once, never per request). */
+export interface VerificationKey {
+  kid: string
+  alg: SigningAlg
+  publicKey: KeyObject
+}
+
+/** A kid is a base64url RFC 7638 thumbprint (43 characters); anything else is looked up nowhere. */
+const KID_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
 export interface SigningKeyDeps {
   db: Kysely<Database>
   clock: Clock
@@ -52,6 +64,8 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
   let timer: NodeJS.Timeout | undefined
   let users = 0
   let published: { keys: SigningKeyInfo[]; loadedAt: number } | undefined
+  let verificationKeys = new Map<string, VerificationKey>()
+  let reloadingVerificationKeys: Promise<void> | undefined
 
   function keyEncryptionKey(): Buffer {
     if (!config.keyEncryptionKey) throw new Error('KEY_ENCRYPTION_KEY is not set')
@@ -92,9 +106,35 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     use(stored)
   }
 
+  function publishedCutoff(): Date {
+    return new Date(clock.now().getTime() - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000)
+  }
+
+  function toVerificationKey(k: SigningKeyInfo): VerificationKey {
+    const publicKey = createPublicKey({ key: k.publicJwk as never, format: 'jwk' })
+    return { kid: k.kid, alg: k.alg as SigningAlg, publicKey }
+  }
+
+  /** Imports the public halves of the published keys into KeyObjects, replacing the set in one go. */
+  function reloadVerificationKeys(): Promise<void> {
+    reloadingVerificationKeys ??= listPublishedSigningKeys(db, publishedCutoff())
+      .then((keys) => {
+        const next = new Map<string, VerificationKey>()
+        for (const k of keys) next.set(k.kid, toVerificationKey(k))
+        verificationKeys = next
+      })
+      .finally(() => {
+        reloadingVerificationKeys = undefined
+      })
+    return reloadingVerificationKeys
+  }
+
   async function syncActiveKey(): Promise<void> {
     const kid = await findActiveKid(db)
-    if (kid !== active?.kid) await loadOrCreateActiveKey()
+    if (kid !== active?.kid) {
+      await loadOrCreateActiveKey()
+      await reloadVerificationKeys()
+    }
   }
 
   return {
@@ -111,10 +151,12 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
         }, pollIntervalMs)
         timer.unref()
       }
-      starting ??= loadOrCreateActiveKey().catch((err: unknown) => {
-        starting = undefined
-        logger.warn({ err }, 'signing keys not loaded yet; retrying at the next poll')
-      })
+      starting ??= loadOrCreateActiveKey()
+        .then(reloadVerificationKeys)
+        .catch((err: unknown) => {
+          starting = undefined
+          logger.warn({ err }, 'signing keys not loaded yet; retrying at the next poll')
+        })
       await starting
     },
     stop(): void {
@@ -132,10 +174,24 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
       return active
     },
     listKeys: (): Promise<SigningKeyInfo[]> => listSigningKeys(db),
+    /**
+     * The public key a token names by kid, from memory. An unknown kid of the right shape costs one
+     * primary-key lookup, so a key made by a rotation on another instance is found before the next
+     * poll; callers are authenticated resource servers or identified clients.
+     */
+    async verificationKey(kid: string): Promise<VerificationKey | undefined> {
+      const known = verificationKeys.get(kid)
+      if (known || !KID_PATTERN.test(kid)) return known
+      const stored = await findPublishedSigningKey(db, kid, publishedCutoff())
+      if (!stored) return undefined
+      const key = toVerificationKey(stored)
+      verificationKeys = new Map(verificationKeys).set(kid, key)
+      return key
+    },
     /** Public JWKs of the keys whose tokens may still be alive (RFC 7517 key set members). */
     async publishedJwks(): Promise<Record<string, unknown>[]> {
       const now = clock.now().getTime()
-      const cutoff = now - (config.accessTokenTtl + PUBLISH_MARGIN_SECONDS) * 1000
+      const cutoff = publishedCutoff().getTime()
       // The rows are kept for one poll interval (the JWKS is asked for often and changes only at a
       // rotation); the cut-off is applied on every call, so a retired key leaves on the second.
       if (!published || now - published.loadedAt >= pollIntervalMs || now < published.loadedAt) {
@@ -161,6 +217,10 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
         }
       }
       use(fresh)
+      // The rotation has committed: a failed reload must not report it failed (unknown kids are looked up anyway).
+      await reloadVerificationKeys().catch((err: unknown) =>
+        logger.warn({ err }, 'verification keys not reloaded'),
+      )
       const { privateKeyEncrypted: _secret, ...info } = fresh
       return info
     },

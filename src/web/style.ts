@@ -33,6 +33,12 @@ button.danger { color: var(--danger); }
 .notice { border: 1px solid var(--border); border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0 0 1rem; }
 ul.scopes { padding-left: 1.25rem; margin: 0 0 1rem; }
 ul.scopes li { margin: 0.25rem 0; }
+ul.connected-apps { list-style: none; padding: 0; margin: 0; }
+li.connected-app { border-top: 1px solid var(--border); padding: 1rem 0 0; margin: 1rem 0 0; }
+li.connected-app h2 { font-size: 1.125rem; margin: 0 0 0.5rem; }
+li.connected-app dl { display: grid; grid-template-columns: auto 1fr; gap: 0.25rem 1rem; margin: 0 0 1rem; }
+li.connected-app dt { font-weight: 600; }
+li.connected-app dd { margin: 0; }
 .error .code { color: var(--muted); }
 h2 { font-size: 1.0625rem; margin: 1.5rem 0 0.5rem; }
 .app-name { font-size: 1.25em; font-weight: 800; }

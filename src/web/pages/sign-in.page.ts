@@ -6,7 +6,9 @@ export const SIGN_IN_FAILED = 'Email or password is incorrect'
 /** The sign-in form; `requestId` carries a pending authorization through the POST. */
 export function signInPage(options: {
   csrfToken: string
-  requestId?: string
+  requestId?: string | undefined
+  /** A key of return-path.ts: where to go after signing in (when not continuing a request). */
+  next?: string | undefined
   clientName?: string
   email?: string
   failed?: boolean
@@ -24,6 +26,7 @@ export function signInPage(options: {
       <form method="post" action="/login">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
+        ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
         <label for="email">Email</label>
         <input
           id="email"
@@ -52,6 +55,7 @@ export function signedInPage(options: { email: string; logoutCsrfToken: string }
       <h1 id="title">You are signed in</h1>
       <p>Signed in as <strong>${options.email}</strong>.</p>
       <p class="muted">You can close this page and return to the application you came from.</p>
+      <p><a href="/account/apps">See the applications connected to your account</a></p>
       <form method="post" action="/logout">
         <input type="hidden" name="csrf_token" value="${options.logoutCsrfToken}" />
         <button type="submit">Sign out</button>

@@ -1,0 +1,55 @@
+import { CLIENT_ID_PATTERN, type ClientService } from '../clients/client.service.js'
+import type { GrantService } from '../grants/grant.service.js'
+import { isKnownScope, normalizeScopes, SCOPE_DESCRIPTIONS } from '../lib/scopes.js'
+
+/** An application the user has authorized, as the account page and its JSON show it. */
+export interface ConnectedApp {
+  clientId: string
+  name: string
+  scopes: { scope: string; description: string }[]
+  /** When the user first authorized it (the grant's creation). */
+  authorizedAt: Date
+  /** When it last exchanged a code or refreshed a token; null when never. */
+  lastUsedAt: Date | null
+}
+
+function describe(scope: string): string {
+  return isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope
+}
+
+/** The user's side of grants: list the connected applications and disconnect one (effective at once). */
+export function createConnectedAppsService(
+  grants: Pick<GrantService, 'listLiveGrantsOfUser' | 'revokeForUser'>,
+  clients: Pick<ClientService, 'findActiveClient'>,
+) {
+  return {
+    async list(userId: string): Promise<ConnectedApp[]> {
+      const live = await grants.listLiveGrantsOfUser(userId)
+      return live.map((g) => ({
+        clientId: g.clientId,
+        name: g.clientName,
+        scopes: normalizeScopes(g.scopes).map((scope) => ({ scope, description: describe(scope) })),
+        authorizedAt: g.createdAt,
+        lastUsedAt: g.lastUsedAt,
+      }))
+    },
+
+    /**
+     * Revokes the user's grant to the client with every refresh family under it, in one transaction:
+     * from the next request on its tokens neither refresh nor introspect active, and the next
+     * authorization asks for consent again. False when the user had no live grant to it.
+     */
+    revoke(userId: string, clientId: string): Promise<boolean> {
+      if (!CLIENT_ID_PATTERN.test(clientId)) return Promise.resolve(false)
+      return grants.revokeForUser(userId, clientId)
+    },
+
+    /** The name of an application, for "you disconnected X"; undefined when there is none. */
+    async appName(clientId: string): Promise<string | undefined> {
+      if (!CLIENT_ID_PATTERN.test(clientId)) return undefined
+      return (await clients.findActiveClient(clientId))?.name
+    },
+  }
+}
+
+export type ConnectedAppsService = ReturnType<typeof createConnectedAppsService>

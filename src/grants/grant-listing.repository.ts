@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.js'
+
+/** A live grant as its user sees it: which application, for what, since when, last used when. */
+export interface LiveGrantSummary {
+  grantId: string
+  clientId: string
+  clientName: string
+  scopes: string[]
+  createdAt: Date
+  lastUsedAt: Date | null
+}
+
+/**
+ * The user's live grants to enabled clients, oldest first. The client's name is joined in here
+ * (clients.id is the primary key) so that the page is one round trip.
+ */
+export async function listLiveGrantsOfUser(
+  db: Kysely<Database>,
+  userId: string,
+): Promise<LiveGrantSummary[]> {
+  const rows = await db
+    .selectFrom('grants as g')
+    .innerJoin('clients as c', 'c.id', 'g.client_id')
+    .select(['g.id', 'g.client_id', 'c.name', 'g.scopes', 'g.created_at', 'g.last_used_at'])
+    .where('g.user_id', '=', userId)
+    .where('g.revoked_at', 'is', null)
+    .where('c.disabled_at', 'is', null)
+    .orderBy('g.created_at')
+    .orderBy('g.id')
+    .execute()
+  return rows.map((r) => ({
+    grantId: r.id,
+    clientId: r.client_id,
+    clientName: r.name,
+    scopes: r.scopes,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+  }))
+}

@@ -1,0 +1,131 @@
+import { type Kysely, sql } from 'kysely'
+import type { Database } from '../db/database.js'
+
+/** What an access token names: checked against the database on every introspection. */
+export interface AccessTokenReference {
+  jti: string
+  grantId: string
+  familyId: string
+  clientId: string
+  userId: string
+}
+
+/**
+ * True when the grant and the refresh family an access token names are both live and its jti is not
+ * on the deny list: ONE statement over primary keys (refresh_families.id, grants.id,
+ * revoked_access_tokens.jti). A deleted user or client has no rows left (ON DELETE CASCADE), and
+ * disabling a client revokes its grants in the same transaction, so neither needs a join of its own
+ * (planning, not execution, dominates this statement: every table less counts).
+ */
+export async function isAccessTokenLive(db: Kysely<Database>, ref: AccessTokenReference): Promise<boolean> {
+  const { rows } = await sql<{ live: number }>`
+    select 1 as live
+      from refresh_families f
+      join grants g on g.id = f.grant_id
+     where f.id = ${ref.familyId}
+       and f.grant_id = ${ref.grantId}
+       and f.client_id = ${ref.clientId}
+       and f.user_id = ${ref.userId}
+       and f.revoked_at is null
+       and g.revoked_at is null
+       and not exists (select 1 from revoked_access_tokens r where r.jti = ${ref.jti})
+  `.execute(db)
+  return rows.length > 0
+}
+
+/** A refresh token with everything that decides whether it is live, read in one statement. */
+export interface RefreshTokenRecord {
+  familyId: string
+  grantId: string
+  clientId: string
+  userId: string
+  scopes: string[]
+  createdAt: Date
+  expiresAt: Date
+  rotatedAt: Date | null
+  familyExpiresAt: Date
+  familyRevokedAt: Date | null
+  grantRevokedAt: Date | null
+  clientDisabledAt: Date | null
+}
+
+export async function findRefreshTokenRecord(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<RefreshTokenRecord | undefined> {
+  const row = await db
+    .selectFrom('refresh_tokens as t')
+    .innerJoin('refresh_families as f', 'f.id', 't.family_id')
+    .innerJoin('grants as g', 'g.id', 'f.grant_id')
+    .innerJoin('clients as c', 'c.id', 'f.client_id')
+    .select([
+      't.family_id',
+      'f.grant_id',
+      'f.client_id',
+      'f.user_id',
+      't.scopes',
+      't.created_at',
+      't.expires_at',
+      't.rotated_at',
+      'f.expires_at as family_expires_at',
+      'f.revoked_at as family_revoked_at',
+      'g.revoked_at as grant_revoked_at',
+      'c.disabled_at as client_disabled_at',
+    ])
+    .where('t.token_hash', '=', tokenHash)
+    .executeTakeFirst()
+  return (
+    row && {
+      familyId: row.family_id,
+      grantId: row.grant_id,
+      clientId: row.client_id,
+      userId: row.user_id,
+      scopes: row.scopes,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      rotatedAt: row.rotated_at,
+      familyExpiresAt: row.family_expires_at,
+      familyRevokedAt: row.family_revoked_at,
+      grantRevokedAt: row.grant_revoked_at,
+      clientDisabledAt: row.client_disabled_at,
+    }
+  )
+}
+
+/**
+ * RFC 7009 for a refresh token: revokes the family of the token if the token belongs to `clientId`
+ * (another client's token changes nothing). One statement; true when a live family was revoked.
+ */
+export async function revokeFamilyOfRefreshToken(
+  db: Kysely<Database>,
+  tokenHash: string,
+  clientId: string,
+  now: Date,
+  reason: string,
+): Promise<boolean> {
+  const rows = await db
+    .updateTable('refresh_families')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('revoked_at', 'is', null)
+    .where('client_id', '=', clientId)
+    .where('id', '=', (eb) =>
+      eb.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', tokenHash),
+    )
+    .returning('id')
+    .execute()
+  return rows.length > 0
+}
+
+/** Puts one access token on the deny list until it would have expired anyway. Idempotent. */
+export async function denyAccessToken(
+  db: Kysely<Database>,
+  jti: string,
+  expiresAt: Date,
+  now: Date,
+): Promise<void> {
+  await db
+    .insertInto('revoked_access_tokens')
+    .values({ jti, expires_at: expiresAt, revoked_at: now })
+    .onConflict((oc) => oc.column('jti').doNothing())
+    .execute()
+}

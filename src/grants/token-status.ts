@@ -1,0 +1,71 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.js'
+import type { Clock } from '../lib/clock.js'
+import { sha256 } from '../lib/secrets.js'
+import {
+  type AccessTokenReference,
+  denyAccessToken,
+  findRefreshTokenRecord,
+  isAccessTokenLive,
+  revokeFamilyOfRefreshToken,
+} from './token-status.repository.js'
+
+export type { AccessTokenReference }
+
+/** A refresh token is randomToken(): 43 base64url characters. Anything else is not worth a query. */
+const REFRESH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+/** A live refresh token, as introspection reports it. */
+export interface LiveRefreshToken {
+  clientId: string
+  userId: string
+  scopes: string[]
+  issuedAt: Date
+  /** The token's idle expiry (never later than its family's absolute one). */
+  expiresAt: Date
+}
+
+/** The part of the grant service that answers "is this token still good?" and revokes single tokens. */
+export function createTokenStatus(db: Kysely<Database>, clock: Clock) {
+  return {
+    /** One query: grant live, family live, client enabled, jti not deny-listed. */
+    isAccessTokenLive: (ref: AccessTokenReference): Promise<boolean> => isAccessTokenLive(db, ref),
+
+    /** The refresh token if it is live now: unrotated, unexpired, family and grant live, client enabled. */
+    async findLiveRefreshToken(token: string): Promise<LiveRefreshToken | undefined> {
+      if (!REFRESH_TOKEN_PATTERN.test(token)) return undefined
+      const record = await findRefreshTokenRecord(db, sha256(token))
+      const now = clock.now().getTime()
+      if (
+        !record ||
+        record.rotatedAt !== null ||
+        record.familyRevokedAt !== null ||
+        record.grantRevokedAt !== null ||
+        record.clientDisabledAt !== null ||
+        record.expiresAt.getTime() <= now ||
+        record.familyExpiresAt.getTime() <= now
+      )
+        return undefined
+      return {
+        clientId: record.clientId,
+        userId: record.userId,
+        scopes: record.scopes,
+        issuedAt: record.createdAt,
+        expiresAt: record.expiresAt,
+      }
+    },
+
+    /**
+     * RFC 7009 for a refresh token: revokes its whole family (so the family's access tokens stop
+     * introspecting active too), only when it was issued to `clientId`. Unknown tokens change nothing.
+     */
+    async revokeRefreshTokenFamily(token: string, clientId: string): Promise<boolean> {
+      if (!REFRESH_TOKEN_PATTERN.test(token)) return false
+      return revokeFamilyOfRefreshToken(db, sha256(token), clientId, clock.now(), 'revoked_by_client')
+    },
+
+    /** RFC 7009 for an access token: deny-lists its jti until its exp; its family stays alive. */
+    denyAccessToken: (jti: string, expiresAt: Date): Promise<void> =>
+      denyAccessToken(db, jti, expiresAt, clock.now()),
+  }
+}

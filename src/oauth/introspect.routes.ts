@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify'
+import { invalidClient } from '../errors.js'
+import type { Services } from '../services.js'
+import { parseBasicAuthorization } from '../web/basic-auth.js'
+import { requireParameter } from './token-grant.js'
+import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
+
+/**
+ * POST /api/oauth/introspect (RFC 7662). The caller is a registered resource server with HTTP Basic
+ * credentials; a failure is 401 invalid_client with WWW-Authenticate (set by the error handler).
+ * token_type_hint is accepted and not needed: the token's shape tells its kind.
+ */
+export function introspectRoutes(services: Pick<Services, 'resourceServers' | 'introspection'>) {
+  return async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    })
+    app.post('/api/oauth/introspect', async (request) => {
+      const credentials = parseBasicAuthorization(request.headers.authorization)
+      if (!credentials || !(await services.resourceServers.authenticate(credentials.id, credentials.secret)))
+        throw invalidClient('Resource server authentication failed.')
+      assertTokenMediaType(request.headers['content-type'])
+      const token = requireParameter(readTokenParameters(request.body), 'token')
+      return services.introspection.introspect(token)
+    })
+  }
+}

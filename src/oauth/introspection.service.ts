@@ -1,0 +1,84 @@
+import type { GrantService } from '../grants/grant.service.js'
+import { epochSeconds } from '../lib/clock.js'
+import type { AccessTokenVerifier } from '../tokens/access-token-verifier.js'
+
+/** RFC 7662 §2.2. Inactive tokens answer `{active: false}` and nothing else, whatever the reason. */
+export type IntrospectionResponse =
+  | { active: false }
+  | {
+      active: true
+      scope: string
+      client_id: string
+      sub: string
+      exp: number
+      iat: number
+      iss: string
+      aud?: string | string[]
+      jti?: string
+      token_type: 'Bearer' | 'refresh_token'
+    }
+
+const INACTIVE = Object.freeze({ active: false as const })
+
+/** A JWT has dots; our refresh tokens (base64url) never do. The hint is only a hint (RFC 7662 §2.1). */
+export const looksLikeJwt = (token: string) => token.includes('.')
+
+/**
+ * token_type: RFC 7662 takes it from RFC 6749 §7.1, where access tokens are "Bearer". Refresh
+ * tokens have no §7.1 type, so they answer "refresh_token" (their RFC 7009 token_type_hint name):
+ * never "Bearer", so that a resource server that checks token_type cannot mistake one for the other.
+ */
+export function createIntrospectionService(
+  issuer: string,
+  verifier: AccessTokenVerifier,
+  grants: Pick<GrantService, 'isAccessTokenLive' | 'findLiveRefreshToken'>,
+) {
+  async function introspectAccessToken(token: string): Promise<IntrospectionResponse> {
+    const verified = await verifier.verify(token)
+    if (!verified.ok) return INACTIVE
+    const c = verified.claims
+    const live = await grants.isAccessTokenLive({
+      jti: c.jti,
+      grantId: c.grant_id,
+      familyId: c.family_id,
+      clientId: c.client_id,
+      userId: c.sub,
+    })
+    if (!live) return INACTIVE
+    return {
+      active: true,
+      scope: c.scope,
+      client_id: c.client_id,
+      sub: c.sub,
+      exp: c.exp,
+      iat: c.iat,
+      iss: c.iss,
+      aud: c.aud,
+      jti: c.jti,
+      token_type: 'Bearer',
+    }
+  }
+
+  async function introspectRefreshToken(token: string): Promise<IntrospectionResponse> {
+    const live = await grants.findLiveRefreshToken(token)
+    if (!live) return INACTIVE
+    return {
+      active: true,
+      scope: live.scopes.join(' '),
+      client_id: live.clientId,
+      sub: live.userId,
+      exp: epochSeconds(live.expiresAt),
+      iat: epochSeconds(live.issuedAt),
+      iss: issuer,
+      token_type: 'refresh_token',
+    }
+  }
+
+  return {
+    introspect(token: string): Promise<IntrospectionResponse> {
+      return looksLikeJwt(token) ? introspectAccessToken(token) : introspectRefreshToken(token)
+    },
+  }
+}
+
+export type IntrospectionService = ReturnType<typeof createIntrospectionService>

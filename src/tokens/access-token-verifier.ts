@@ -1,0 +1,153 @@
+import { verify } from 'node:crypto'
+import type { Config } from '../config.js'
+import { type Clock, epochSeconds } from '../lib/clock.js'
+import type { VerificationKey } from './signing-key.service.js'
+
+/** The claims of an access token we signed (RFC 9068), checked for shape. */
+export interface AccessTokenClaims {
+  iss: string
+  sub: string
+  aud: string | string[]
+  exp: number
+  iat: number
+  jti: string
+  client_id: string
+  scope: string
+  grant_id: string
+  family_id: string
+}
+
+/**
+ * Why a token is not a live access token of ours. Each failure has its own stable code (after
+ * jose's errors) so that callers can tell "expired" (revocation ignores it) from "not ours".
+ */
+export type AccessTokenFailure = 'malformed' | 'unknown_key' | 'bad_signature' | 'wrong_issuer' | 'expired'
+
+export type AccessTokenVerification =
+  | { ok: true; claims: AccessTokenClaims }
+  | { ok: false; reason: AccessTokenFailure; claims?: AccessTokenClaims }
+
+export interface VerificationKeys {
+  verificationKey(kid: string): Promise<VerificationKey | undefined>
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+/** Far longer than any access token we sign; a longer string is not worth parsing. */
+const MAX_TOKEN_LENGTH = 4096
+
+/**
+ * Resource servers introspect the same token on every API call, and an ECDSA verify is by far the
+ * largest CPU cost of introspection. A token string whose signature, header, shape and issuer were
+ * checked once is remembered (the whole string is the key, so nothing unverified can match); its
+ * exp is still checked on every call. Bounded: the oldest entry goes first.
+ */
+const VERIFIED_CACHE_MAX = 10_000
+
+function decodeJson(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'))
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0
+const isInteger = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v)
+
+function asClaims(payload: Record<string, unknown>): AccessTokenClaims | undefined {
+  const p = payload
+  const audOk = isString(p.aud) || (Array.isArray(p.aud) && p.aud.every(isString))
+  if (
+    !isString(p.iss) ||
+    !isString(p.sub) ||
+    !audOk ||
+    !isInteger(p.exp) ||
+    !isInteger(p.iat) ||
+    !isString(p.jti) ||
+    !UUID.test(p.jti) ||
+    !isString(p.client_id) ||
+    typeof p.scope !== 'string' ||
+    !isString(p.grant_id) ||
+    !UUID.test(p.grant_id) ||
+    !isString(p.family_id) ||
+    !UUID.test(p.family_id)
+  )
+    return undefined
+  return p as unknown as AccessTokenClaims
+}
+
+/** RFC 9068 §2.1: typ "at+jwt" (the media type application/at+jwt, prefix optional, any case). */
+function isAccessTokenType(typ: unknown): boolean {
+  return typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ)
+}
+
+function isValidSignature(key: VerificationKey, signingInput: string, signature: string): boolean {
+  try {
+    return verify(
+      key.alg === 'EdDSA' ? null : 'sha256',
+      Buffer.from(signingInput),
+      { key: key.publicKey, dsaEncoding: 'ieee-p1363' },
+      Buffer.from(signature, 'base64url'),
+    )
+  } catch {
+    return false // a signature of the wrong length or encoding
+  }
+}
+
+/**
+ * Verifies an access token locally (RFC 9068 §4): compact JWS, typ at+jwt, a kid of one of our
+ * published keys with its alg, a valid signature, our iss, and exp in the future. Keys come from
+ * memory as KeyObjects; nothing here queries the database unless the kid is unknown (throttled).
+ * node:crypto rather than jose: the same choice as signing (see access-token.ts), measured in bench/.
+ */
+export function createAccessTokenVerifier(
+  config: Pick<Config, 'issuer'>,
+  clock: Clock,
+  keys: VerificationKeys,
+  options: { cacheSize?: number } = {},
+) {
+  const cacheSize = options.cacheSize ?? VERIFIED_CACHE_MAX
+  const verified = new Map<string, AccessTokenClaims>()
+
+  function remember(token: string, claims: AccessTokenClaims): void {
+    if (cacheSize <= 0) return
+    if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!)
+    verified.set(token, claims)
+  }
+
+  function checkExpiry(claims: AccessTokenClaims): AccessTokenVerification {
+    if (claims.exp <= epochSeconds(clock.now())) return { ok: false, reason: 'expired', claims }
+    return { ok: true, claims }
+  }
+
+  return {
+    async verify(token: string): Promise<AccessTokenVerification> {
+      const known = verified.get(token)
+      if (known) return checkExpiry(known)
+      if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' }
+      const parts = token.split('.')
+      if (parts.length !== 3) return { ok: false, reason: 'malformed' }
+      const [headerPart, payloadPart, signaturePart] = parts as [string, string, string]
+      const header = decodeJson(headerPart)
+      if (!header || !isAccessTokenType(header.typ) || !isString(header.kid) || !isString(header.alg))
+        return { ok: false, reason: 'malformed' }
+      const key = await keys.verificationKey(header.kid)
+      if (!key) return { ok: false, reason: 'unknown_key' }
+      if (key.alg !== header.alg) return { ok: false, reason: 'bad_signature' }
+      if (!isValidSignature(key, `${headerPart}.${payloadPart}`, signaturePart))
+        return { ok: false, reason: 'bad_signature' }
+      const payload = decodeJson(payloadPart)
+      const claims = payload && asClaims(payload)
+      if (!claims) return { ok: false, reason: 'malformed' }
+      if (claims.iss !== config.issuer) return { ok: false, reason: 'wrong_issuer' }
+      const result = checkExpiry(claims)
+      if (result.ok) remember(token, claims)
+      return result
+    },
+  }
+}
+
+export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>

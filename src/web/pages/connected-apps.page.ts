@@ -1,0 +1,61 @@
+import type { ConnectedApp } from '../../accounts/connected-apps.service.js'
+import { html } from '../html.js'
+import { page } from '../layout.js'
+
+/** A moment in UTC, readable and unambiguous, inside <time> for machines. */
+function when(date: Date) {
+  const iso = date.toISOString()
+  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
+}
+
+function appEntry(app: ConnectedApp, csrfToken: string) {
+  return html`<li class="connected-app">
+    <h2>${app.name}</h2>
+    <p>Can:</p>
+    <ul class="scopes">
+      ${app.scopes.map((s) => html`<li>${s.description} <code>${s.scope}</code></li>`)}
+    </ul>
+    <dl>
+      <dt>First authorized</dt>
+      <dd>${when(app.authorizedAt)}</dd>
+      <dt>Last used</dt>
+      <dd>${app.lastUsedAt ? when(app.lastUsedAt) : 'never'}</dd>
+    </dl>
+    <form method="post" action="/account/apps/${encodeURIComponent(app.clientId)}/revoke">
+      <input type="hidden" name="csrf_token" value="${csrfToken}" />
+      <button type="submit" class="danger" aria-label="Revoke ${app.name}">Revoke</button>
+    </form>
+  </li>`
+}
+
+/** /account/apps: the applications the signed-in user has connected, each with a Revoke button. */
+export function connectedAppsPage(options: {
+  email: string
+  apps: readonly ConnectedApp[]
+  csrfToken: string
+  /** The name of an application just disconnected, to confirm it. */
+  revokedName?: string | undefined
+}): string {
+  return page(
+    'Connected applications',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">Connected applications</h1>
+      <p class="muted">Signed in as <strong>${options.email}</strong>.</p>
+      ${
+        options.revokedName !== undefined
+          ? html`<p class="notice" role="status">
+              You revoked access for <strong>${options.revokedName}</strong>. It can no longer use your account.
+            </p>`
+          : ''
+      }
+      ${
+        options.apps.length === 0
+          ? html`<p>No application is connected to your account.</p>`
+          : html`<p>These applications can use your account. Revoking one takes effect at once.</p>
+              <ul class="connected-apps">
+                ${options.apps.map((app) => appEntry(app, options.csrfToken))}
+              </ul>`
+      }
+    </section>`,
+  )
+}
