@@ -40,6 +40,7 @@ export function createServices(deps: AppDeps) {
   const grants = createGrantService(db, clock, config, {
     refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
     codeReplayed: () => metrics.codeReplays.inc(),
+    revoked: (kind, count) => metrics.revocations.inc({ kind }, count),
   })
   const signingKeys = createSigningKeyService(deps)
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)

@@ -43,6 +43,8 @@ export type GrantLifetimes = RefreshLifetimes & { authCodeTtl: number }
 export interface GrantEvents {
   refreshTokenReused?(): void
   codeReplayed?(): void
+  /** Something was revoked: `count` grants, refresh families or access tokens. */
+  revoked?(kind: 'grant' | 'refresh_family' | 'access_token', count: number): void
 }
 
 export function createGrantService(
@@ -119,6 +121,7 @@ export function createGrantService(
     async revokeAllForClient(clientId: string, trx?: Kysely<Database>): Promise<number> {
       const run = (t: Kysely<Database>) => revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
       const ids = await inTransaction(trx, run)
+      events.revoked?.('grant', ids.length)
       return ids.length
     },
     /**
@@ -129,12 +132,13 @@ export function createGrantService(
       const ids = await db
         .transaction()
         .execute((t) => revokeGrantsWhere(t, { userId, clientId }, clock.now(), 'user_revoked'))
+      events.revoked?.('grant', ids.length)
       return ids.length > 0
     },
     /** The user's live grants to enabled clients, with the client's name, oldest first. */
     listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
     /** Liveness of tokens (introspection) and RFC 7009 revocation of single tokens. */
-    ...createTokenStatus(db, clock),
+    ...createTokenStatus(db, clock, events),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
       redeemAuthorizationCode(db, clock, lifetimes, input, events),

@@ -26,7 +26,11 @@ export interface LiveRefreshToken {
 }
 
 /** The part of the grant service that answers "is this token still good?" and revokes single tokens. */
-export function createTokenStatus(db: Kysely<Database>, clock: Clock) {
+export function createTokenStatus(
+  db: Kysely<Database>,
+  clock: Clock,
+  events: { revoked?(kind: 'refresh_family' | 'access_token', count: number): void } = {},
+) {
   return {
     /** One query: grant live, family live, client enabled, jti not deny-listed. */
     isAccessTokenLive: (ref: AccessTokenReference): Promise<boolean> => isAccessTokenLive(db, ref),
@@ -61,11 +65,21 @@ export function createTokenStatus(db: Kysely<Database>, clock: Clock) {
      */
     async revokeRefreshTokenFamily(token: string, clientId: string): Promise<boolean> {
       if (!REFRESH_TOKEN_PATTERN.test(token)) return false
-      return revokeFamilyOfRefreshToken(db, sha256(token), clientId, clock.now(), 'revoked_by_client')
+      const revoked = await revokeFamilyOfRefreshToken(
+        db,
+        sha256(token),
+        clientId,
+        clock.now(),
+        'revoked_by_client',
+      )
+      if (revoked) events.revoked?.('refresh_family', 1)
+      return revoked
     },
 
     /** RFC 7009 for an access token: deny-lists its jti until its exp; its family stays alive. */
-    denyAccessToken: (jti: string, expiresAt: Date): Promise<void> =>
-      denyAccessToken(db, jti, expiresAt, clock.now()),
+    async denyAccessToken(jti: string, expiresAt: Date): Promise<void> {
+      await denyAccessToken(db, jti, expiresAt, clock.now())
+      events.revoked?.('access_token', 1)
+    },
   }
 }

@@ -94,6 +94,28 @@ describe('GET /metrics', () => {
     expect(sample(text, 'linkauth_refresh_token_reuse_total')).toBe(1)
   })
 
+  it('counts revocations by kind', async () => {
+    const tokens = await exchangeCode(t, party)
+    const revoke = (token: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ token, client_id: party.client.id }).toString(),
+      })
+    expect((await revoke(tokens.access_token)).statusCode).toBe(200)
+    expect((await revoke(tokens.refresh_token)).statusCode).toBe(200)
+    await t.admin.inject({
+      method: 'DELETE',
+      url: `/admin/clients/${party.client.id}`,
+      headers: adminHeaders,
+    })
+    const text = await scrape()
+    expect(sample(text, 'linkauth_revocations_total{kind="access_token"}')).toBe(1)
+    expect(sample(text, 'linkauth_revocations_total{kind="refresh_family"}')).toBe(1)
+    expect(sample(text, 'linkauth_revocations_total{kind="grant"}')).toBe(1)
+  })
+
   it('counts sign-in failures', async () => {
     const page = await t.app.inject({ method: 'GET', url: '/login' })
     const cookie = (page.headers['set-cookie'] as string | string[] | undefined) ?? []
