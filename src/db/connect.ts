@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { Database } from './database.js'
@@ -42,7 +43,7 @@ function connectPostgres(url: string, poolSize: number): DatabaseHandle {
   })
   // A connection dying while idle must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
   return {
     db,
     engine: 'postgres',
@@ -68,5 +69,33 @@ function once(fn: () => Promise<void>): () => Promise<void> {
   return () => {
     done ??= fn()
     return done
+  }
+}
+
+/**
+ * Every statement Kysely sends becomes a named prepared statement of its connection (the name is a
+ * hash of its text): PostgreSQL parses and plans it once per connection and then only binds and runs
+ * it. Our statements are few and fixed in shape, and for the hot ones planning cost more than running.
+ */
+function preparingPool(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>()
+  const nameOf = (text: string) => {
+    let name = names.get(text)
+    if (name === undefined) {
+      name = `k${createHash('sha1').update(text).digest('base64url')}`
+      if (names.size < 10_000) names.set(text, name)
+    }
+    return name
+  }
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect()
+      const query = (text: unknown, values?: readonly unknown[]) =>
+        typeof text === 'string'
+          ? client.query({ name: nameOf(text), text, values: values as unknown[] })
+          : client.query(text as never)
+      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() }
+    },
+    end: () => pool.end(),
   }
 }

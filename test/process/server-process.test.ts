@@ -10,7 +10,12 @@ import { freePort } from '../helpers/net.js'
 /** The real entry point (src/main.ts) as a process: start-up, config errors, data kept, graceful stop. */
 
 const dataDir = mkdtempSync(join(tmpdir(), 'linkauth-process-'))
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+const children: ChildProcess[] = []
+afterAll(() => {
+  // A failed test must not leave its server running.
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+  rmSync(dataDir, { recursive: true, force: true })
+})
 
 interface Running {
   child: ChildProcess
@@ -23,6 +28,7 @@ function start(env: Record<string, string>): Running {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  children.push(child)
   let output = ''
   child.stdout?.on('data', (d) => (output += d))
   child.stderr?.on('data', (d) => (output += d))
