@@ -57,8 +57,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
       code: error instanceof OAuthError ? oauth.code : undefined,
       advice:
         status >= 500
-          ? 'Please try again in a moment.'
-          : 'Go back to the application you came from and start again. If this keeps happening, contact its developer.',
+          ? 'Please try again in a moment. If it keeps happening, try again later.'
+          : status === 404
+            ? 'Check the address, or go back to the application you came from.'
+            : 'Go back to the application you came from and start again. If this keeps happening, contact its developer.',
     }),
   )
 }
