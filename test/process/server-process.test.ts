@@ -81,6 +81,14 @@ describe('the server process', () => {
     await waitForHealth(`http://127.0.0.1:${port}/healthz`, first)
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
 
+    // A fresh start tells a newcomer the next step: the demo, or the two CLI commands.
+    for (let i = 0; i < 100 && !first.output().includes('npm run demo'); i++)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(first.output()).toMatch(/no application is registered yet\. Next step:.*npm run demo/)
+    expect(first.output()).toContain('npm run cli -- clients create')
+    expect(first.output()).toContain('npm run cli -- users create')
+    expect(first.output()).toContain(join(dataDir, 'admin-token'))
+
     const tokenFile = join(dataDir, 'admin-token')
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(dataDir, 'key-encryption-key')).mode & 0o777).toBe(0o600)
