@@ -59,6 +59,12 @@ ul.scopes li { position: relative; padding: 0.75rem 1rem 0.75rem 2.5rem; }
 ul.scopes li + li { border-top: 1px solid var(--border); }
 ul.scopes li::before { content: "✓"; position: absolute; left: 1rem; top: 0.75rem; color: var(--ok); font-weight: 800; }
 ul.scopes code { display: block; color: var(--muted); font-size: 0.8125rem; }
+ul.connected-apps { list-style: none; padding: 0; margin: 0; }
+li.connected-app { border-top: 1px solid var(--border); padding: 1rem 0 0; margin: 1rem 0 0; }
+li.connected-app h2 { font-size: 1.125rem; margin: 0 0 0.5rem; }
+li.connected-app dl { display: grid; grid-template-columns: auto 1fr; gap: 0.25rem 1rem; margin: 0 0 1rem; }
+li.connected-app dt { font-weight: 600; }
+li.connected-app dd { margin: 0; }
 .switch-account { display: flex; align-items: center; justify-content: space-between; gap: 0.75rem; flex-wrap: wrap;
   border-top: 1px solid var(--border); padding-top: 1rem; margin-top: 1.5rem; }
 .switch-account p { margin: 0; }
