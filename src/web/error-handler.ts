@@ -53,7 +53,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
           : status >= 500
             ? 'Something went wrong on our side'
             : 'This request cannot be completed',
-      message: problem.detail,
+      message: status === 404 ? 'There is no page at this address.' : problem.detail,
       code: error instanceof OAuthError ? oauth.code : undefined,
       advice:
         status >= 500

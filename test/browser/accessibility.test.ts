@@ -4,6 +4,8 @@ import {
   BROWSER_TEST_TIMEOUT,
   type BrowserWorld,
   expectNoSeriousA11yViolations,
+  axeViolations,
+  expectStableLayout,
   newPage,
   screenshot,
   seedBrowserWorld,
@@ -20,7 +22,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('accessibility (axe-core)', () => {
 
   for (const colorScheme of ['light', 'dark'] as const) {
     it(
-      `sign-in, failed sign-in, consent, signed-in and error pages have no serious violation (${colorScheme})`,
+      `sign-in, failed sign-in, consent, signed-in and error pages: no serious violation, no layout shift (${colorScheme})`,
       async () => {
         const s = await seedBrowserWorld(world)
         const { context, page } = await newPage(world.browser, { colorScheme })
@@ -28,6 +30,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('accessibility (axe-core)', () => {
         await page.goto(s.authorizeUrl('state-a11y'))
         await page.getByLabel('Email').waitFor()
         await expectNoSeriousA11yViolations(page)
+        await expectStableLayout(page)
         await screenshot(page, `a11y-${colorScheme}-sign-in`)
 
         await page.getByLabel('Email').fill(s.email)
@@ -40,6 +43,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('accessibility (axe-core)', () => {
         await page.getByRole('button', { name: 'Sign in' }).click()
         await page.getByRole('button', { name: 'Allow' }).waitFor()
         await expectNoSeriousA11yViolations(page)
+        await expectStableLayout(page)
         await screenshot(page, `a11y-${colorScheme}-consent`)
 
         await page.goto(`${world.base}/login`)
@@ -53,6 +57,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('accessibility (axe-core)', () => {
         expect(response?.status()).toBe(400)
         await page.getByRole('heading', { level: 1 }).waitFor()
         await expectNoSeriousA11yViolations(page)
+        await expectStableLayout(page)
         await screenshot(page, `a11y-${colorScheme}-error`)
 
         const missing = await page.goto(`${world.base}/no/such/page`)
@@ -64,6 +69,20 @@ describe.skipIf(!BROWSER_AVAILABLE)('accessibility (axe-core)', () => {
       BROWSER_TEST_TIMEOUT,
     )
   }
+
+  it(
+    'the checker is not blind: a field without a label is a critical violation',
+    async () => {
+      const { context, page } = await newPage(world.browser)
+      await page.setContent(
+        '<!doctype html><html lang="en"><title>x</title><main><input type="text"></main></html>',
+      )
+      const ids = (await axeViolations(page)).filter((v) => v.impact === 'critical').map((v) => v.id)
+      expect(ids).toContain('label')
+      await context.close()
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
 
   it(
     'the pages keep their CSP while axe runs: an inline script in the page is still refused',

@@ -181,3 +181,28 @@ export async function expectNoHorizontalScroll(page: Page): Promise<void> {
   )
   expect(scrollWidth).toBeLessThanOrEqual(innerWidth)
 }
+
+/**
+ * Nothing moves once drawn: no layout shift, no web fonts, no image without a size, and nothing
+ * loaded from another origin (the one stylesheet is ours).
+ */
+export async function expectStableLayout(page: Page): Promise<void> {
+  const found = await page.evaluate<{
+    shift: number
+    fonts: number
+    unsizedImages: number
+    foreign: string[]
+  }>(`new Promise((resolve) => {
+    let shift = 0
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (!entry.hadRecentInput) shift += entry.value
+    }).observe({ type: 'layout-shift', buffered: true })
+    setTimeout(() => resolve({
+      shift,
+      fonts: document.fonts.size,
+      unsizedImages: [...document.images].filter((i) => !i.getAttribute('width') || !i.getAttribute('height')).length,
+      foreign: performance.getEntriesByType('resource').map((r) => r.name).filter((n) => !n.startsWith(location.origin)),
+    }), 300)
+  })`)
+  expect(found).toEqual({ shift: 0, fonts: 0, unsizedImages: 0, foreign: [] })
+}
