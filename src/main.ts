@@ -14,6 +14,21 @@ import { clusterMetricsSource, serveClusterMetrics } from './metrics/cluster-met
 import { adminTokenPath, resolveSecrets } from './runtime-secrets.js'
 import { createServices } from './services.js'
 
+/**
+ * What a newcomer does next, logged while no application is registered: watch the whole flow with
+ * the demo, or register an application and a user with the CLI (which finds the admin token itself).
+ */
+function firstRunHint(config: ReturnType<typeof loadConfig>): string {
+  const token = config.adminToken ? 'ADMIN_TOKEN' : adminTokenPath(config.dataDir)
+  return [
+    'no application is registered yet. Next step:',
+    `watch the whole flow with 'npm run demo' in another terminal;`,
+    `or register your own with 'npm run cli -- clients create --name "My App" --redirect-uri http://127.0.0.1:8080/callback'`,
+    `and 'npm run cli -- users create --email you@example.com --password <password>'`,
+    `(the CLI uses the admin token in ${token}; see README "See the whole flow")`,
+  ].join(' ')
+}
+
 /** The only place that reads the environment and listens. */
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>
@@ -74,6 +89,7 @@ async function main(): Promise<void> {
   await adminApp.listen({ port: config.adminPort, host: config.adminHost })
   if (!config.adminToken) logger.info({ path: adminTokenPath(config.dataDir) }, 'admin token file')
   logger.info({ issuer: config.issuer }, 'linkauth started')
+  if ((await services.clients.listClients()).length === 0) logger.info(firstRunHint(config))
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -53,12 +53,14 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
           : status >= 500
             ? 'Something went wrong on our side'
             : 'This request cannot be completed',
-      message: problem.detail,
+      message: status === 404 ? 'There is no page at this address.' : problem.detail,
       code: error instanceof OAuthError ? oauth.code : undefined,
       advice:
         status >= 500
-          ? 'Please try again in a moment.'
-          : 'Go back to the application you came from and start again. If this keeps happening, contact its developer.',
+          ? 'Please try again in a moment. If it keeps happening, try again later.'
+          : status === 404
+            ? 'Check the address, or go back to the application you came from.'
+            : 'Go back to the application you came from and start again. If this keeps happening, contact its developer.',
     }),
   )
 }

@@ -14,7 +14,9 @@ export function page(title: string, body: SafeHtml): string {
         <link rel="stylesheet" href="/static/style.css" />
       </head>
       <body>
-        <header class="site"><span class="brand">${SERVICE_NAME}</span></header>
+        <header class="site">
+          <span class="brand"><span class="mark" aria-hidden="true"></span>${SERVICE_NAME}</span>
+        </header>
         <main>${body}</main>
       </body>
     </html> `.value

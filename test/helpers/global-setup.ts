@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs'
 import type { TestProject } from 'vitest/node'
+import { checkBrowser, NO_BROWSER_REASON } from './chromium.js'
 import { createTemplateDatabase, dropDatabase } from './postgres-admin.js'
 
 declare module 'vitest' {
@@ -15,6 +16,8 @@ declare module 'vitest' {
  * migrated template is made once, and each test file gets a fresh copy of it.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Once per run: the browser tests are skipped with this one line, or fail the run under REQUIRE_BROWSER=1.
+  if (!checkBrowser()) console.log(NO_BROWSER_REASON)
   const forced = process.env.LINKAUTH_TEST_ENGINE
   let adminUrl = forced === 'pglite' ? undefined : process.env.TEST_DATABASE_URL || undefined
   let stopContainer: (() => Promise<unknown>) | undefined

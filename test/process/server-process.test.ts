@@ -37,6 +37,7 @@ function start(env: Record<string, string>): Running {
 }
 
 async function waitForHealth(url: string, running: Running): Promise<void> {
+  // Generous: the machine has two cores, often shared with other test runs.
   for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(url)).ok) return
@@ -76,6 +77,14 @@ describe('the server process', () => {
     const first = start(env)
     await waitForHealth(`http://127.0.0.1:${port}/healthz`, first)
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200)
+
+    // A fresh start tells a newcomer the next step: the demo, or the two CLI commands.
+    for (let i = 0; i < 500 && !first.output().includes('npm run demo'); i++)
+      await new Promise((r) => setTimeout(r, 20))
+    expect(first.output()).toMatch(/no application is registered yet\. Next step:.*npm run demo/)
+    expect(first.output()).toContain('npm run cli -- clients create')
+    expect(first.output()).toContain('npm run cli -- users create')
+    expect(first.output()).toContain(join(dataDir, 'admin-token'))
 
     const tokenFile = join(dataDir, 'admin-token')
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600)

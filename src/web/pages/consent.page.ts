@@ -11,6 +11,11 @@ function destination(redirectUri: string): string {
   }
 }
 
+/** The first letter of the application's name, as a plain mark beside it (no images to load). */
+function monogram(name: string): string {
+  return [...name.trim()][0]?.toUpperCase() ?? '?'
+}
+
 /** The consent page: who asks, for what (in plain words), who is signed in, and Allow / Deny. */
 export function consentPage(options: {
   clientName: string
@@ -23,18 +28,20 @@ export function consentPage(options: {
 }): string {
   return page(
     `Allow ${options.clientName}?`,
-    html`<section class="card" aria-labelledby="title">
+    html`<section class="card consent" aria-labelledby="title">
+      <span class="monogram" aria-hidden="true">${monogram(options.clientName)}</span>
       <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
-      <h2>It will be able to:</h2>
-      <ul class="scopes">
+      <h2 id="scopes-title">If you allow it, it will be able to:</h2>
+      <ul class="scopes" aria-labelledby="scopes-title">
         ${options.scopes.map(
           (scope) =>
             html`<li>${isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope} <code>${scope}</code></li>`,
         )}
       </ul>
-      <p class="muted">
-        If you allow this, you will be sent back to ${destination(options.redirectUri)}. You can disconnect
-        the application at any time in your account.
+      <p class="muted small">
+        ${options.clientName} will not see your password. Allowing sends you back to
+        <strong>${destination(options.redirectUri)}</strong>. You can disconnect the application at any
+        time in your account.
       </p>
       <form method="post" action="/oauth/authorize">
         <input type="hidden" name="request" value="${options.requestId}" />
@@ -44,12 +51,11 @@ export function consentPage(options: {
           <button type="submit" name="decision" value="deny">Deny</button>
         </div>
       </form>
-      <h2>Not you?</h2>
-      <form method="post" action="/logout" class="switch-account">
+      <form method="post" action="/logout" class="switch-account" aria-label="Not you?">
         <p>Signed in as <strong>${options.email}</strong>.</p>
         <input type="hidden" name="request" value="${options.requestId}" />
         <input type="hidden" name="csrf_token" value="${options.logoutCsrfToken}" />
-        <button type="submit">Switch account</button>
+        <button type="submit" class="small">Switch account</button>
       </form>
     </section>`,
   )

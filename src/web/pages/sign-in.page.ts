@@ -43,6 +43,13 @@ export function signInPage(options: {
           <button type="submit" class="primary">Sign in</button>
         </div>
       </form>
+      ${
+        options.clientName
+          ? html`<p class="muted small">
+              ${SERVICE_NAME} checks your password; ${options.clientName} never sees it.
+            </p>`
+          : ''
+      }
     </section>`,
   )
 }
