@@ -6,6 +6,8 @@ import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
 import { authorizeRoutes } from './oauth/authorize.routes.js'
 import { metadataRoutes } from './oauth/metadata.routes.js'
+import { publicOpenApiDocument } from './openapi/document.js'
+import { openApiRoutes } from './openapi/openapi.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { jwksRoutes } from './tokens/jwks.routes.js'
@@ -32,5 +34,6 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(tokenRoutes(services))
   await app.register(jwksRoutes(services))
   await app.register(metadataRoutes(options.config))
+  await app.register(openApiRoutes(publicOpenApiDocument(options.config)))
   return app
 }
