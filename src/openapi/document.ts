@@ -155,7 +155,10 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
           requestBody: formAndJson(s.revocationRequestSchema),
           responses: {
             '200': {
-              description: 'Done, or the token was unknown, expired or not this client’s: the body is empty.',
+              description:
+                'Done, or the token was unknown, expired or not this client’s. Ignore the body: empty or `{}`.',
+              content: { 'application/json': { schema: jsonSchema(z.object({})) } },
+              'x-body-may-be-empty': true,
             },
             '400': oauthError('invalid_request: no token.'),
             '401': oauthError('invalid_client: unknown or disabled client_id.'),
