@@ -119,11 +119,16 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             schema: { type: 'string' },
           })),
           responses: {
+            '200': {
+              description: 'The consent page (the user is signed in and has not approved these scopes yet).',
+              content: { 'text/html': {} },
+            },
             '302': {
               description:
-                'To /login (303) or the consent page, or back to redirect_uri with `code`, `state`, `iss` ' +
-                '(or `error`, `error_description`, `state`, `iss`).',
+                'Back to redirect_uri with `code`, `state`, `iss` (consent remembered), or with `error`, ' +
+                '`error_description`, `state`, `iss`.',
             },
+            '303': { description: 'To the sign-in page (/login), which continues this request afterwards.' },
             '400': {
               description: 'Unknown client or unregistered redirect_uri: an HTML page, never a redirect.',
               content: { 'text/html': {} },
