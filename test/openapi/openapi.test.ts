@@ -1,5 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest'
+import { upsertGrant } from '../../src/grants/grant.repository.js'
 import { authorizationServerMetadata } from '../../src/oauth/metadata.routes.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { Browser, PASSWORD, seed } from '../helpers/browser.js'
@@ -220,6 +221,11 @@ describe('public listener answers match the document', () => {
   it('the account area JSON API', async (ctx) => {
     skipUnlessBuilt(ctx, 'GET /api/account/apps')
     const s = await seed(t)
+    await upsertGrant(
+      t.database.db,
+      { userId: s.user.id, clientId: s.client.id, scopes: ['links:read'] },
+      new Date(),
+    )
     const party = await createParty(t)
     const browser = new Browser(t.app)
     await browser.signIn(s.email, PASSWORD)
@@ -231,11 +237,14 @@ describe('public listener answers match the document', () => {
       { url: '/api/account/apps', headers: cookie },
       200,
     )
+    expect(list.json().apps).toHaveLength(1)
     const csrf = list.json().csrf_token as string
     const op = 'DELETE /api/account/apps/{client_id}'
     const url = `/api/account/apps/${party.client.id}`
     await check('public', op, { url, headers: cookie }, 403)
     await check('public', op, { url, headers: { ...cookie, 'x-csrf-token': csrf } }, 404)
+    const own = `/api/account/apps/${s.client.id}`
+    await check('public', op, { url: own, headers: { ...cookie, 'x-csrf-token': csrf } }, 204)
   })
 })
 
