@@ -94,7 +94,13 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
           scheme: 'basic',
           description: 'The id and secret of a resource server registered by the operator.',
         },
-        session: { type: 'apiKey', in: 'cookie', name: 'linkauth_session' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'linkauth_session',
+          description:
+            'The sign-in session cookie; named `__Host-linkauth_session` when the issuer is https.',
+        },
       },
     },
     paths: {
