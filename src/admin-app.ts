@@ -4,6 +4,8 @@ import { clientAdminRoutes } from './clients/client.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { createHttpServer } from './http-server.js'
 import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
+import { adminOpenApiDocument } from './openapi/document.js'
+import { openApiRoutes } from './openapi/openapi.routes.js'
 import { resourceServerAdminRoutes } from './resource-servers/resource-server.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { signingKeyAdminRoutes } from './tokens/key.routes.js'
@@ -27,6 +29,8 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     await admin.register(resourceServerAdminRoutes(services))
     await admin.register(metricsRoute(services.metricsSource))
     await admin.register(signingKeyAdminRoutes(services))
+    // Behind the token like the rest: it describes the operator API to the operator alone.
+    await admin.register(openApiRoutes(adminOpenApiDocument()))
   })
   return app
 }

@@ -10,6 +10,8 @@ import { authorizeRoutes } from './oauth/authorize.routes.js'
 import { introspectRoutes } from './oauth/introspect.routes.js'
 import { revokeRoutes } from './oauth/revoke.routes.js'
 import { metadataRoutes } from './oauth/metadata.routes.js'
+import { publicOpenApiDocument } from './openapi/document.js'
+import { openApiRoutes } from './openapi/openapi.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { jwksRoutes } from './tokens/jwks.routes.js'
@@ -42,5 +44,6 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(introspectRoutes(services))
   await app.register(jwksRoutes(services))
   await app.register(metadataRoutes(options.config))
+  await app.register(openApiRoutes(publicOpenApiDocument(options.config)))
   return app
 }

@@ -16,6 +16,7 @@ export function errorStyleFor(url: string): ErrorStyle {
   if (path.startsWith('/api/oauth/')) return 'oauth'
   if (path.startsWith('/api/') || path.startsWith('/admin/') || path === '/admin') return 'problem'
   if (path.startsWith('/.well-known/') || path === '/healthz' || path === '/readyz') return 'problem'
+  if (path === '/openapi.json') return 'problem'
   return 'html'
 }
 
