@@ -95,11 +95,9 @@ export const activeTokenSchema = z.object({
   iss: z.string(),
   aud: z.string().optional().meta({ description: 'Present for access tokens only.' }),
   jti: z.string().optional().meta({ description: 'Present for access tokens only.' }),
-  token_type: z
-    .enum(['Bearer', 'refresh_token'])
-    .meta({
-      description: '"Bearer" for an access token (RFC 6749 §7.1), "refresh_token" for a refresh token.',
-    }),
+  token_type: z.enum(['Bearer', 'refresh_token']).meta({
+    description: '"Bearer" for an access token (RFC 6749 §7.1), "refresh_token" for a refresh token.',
+  }),
 })
 
 export const inactiveTokenSchema = z.object({ active: z.literal(false) })
