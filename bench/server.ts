@@ -28,7 +28,7 @@ export async function startBenchServer(
 
   const port = options.port ?? 3400
   const adminPort = options.adminPort ?? 3401
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], {
+  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], {
     env: {
       ...process.env,
       NODE_ENV: 'production',

@@ -15,7 +15,8 @@ export interface CodeRedemptionRow {
  * consume the code if unconsumed; if it is this client's, unexpired, for this redirect_uri (when sent),
  * its challenge equals BASE64URL(SHA256(verifier)) and its scopes are within the client's, and its grant
  * is live, then record the new family on the code, start the family and its first refresh token, and
- * mark the grant used. A code that fails a check is still consumed (single use), with nothing issued.
+ * mark the grant used (at most once a minute: every exchange updating one row would queue them all on
+ * its lock). A revocation committing meanwhile is safe: every later check also asks the grant. A code that fails a check is still consumed (single use), with nothing issued.
  * The challenge comparison is SQL equality: a code_challenge is public (it travels in the authorization
  * URL), so there is nothing for a timing difference to reveal.
  */
@@ -32,6 +33,8 @@ export async function redeemAuthorizationCodeRow(
     now: Date
     familyExpiresAt: Date
     tokenExpiresAt: Date
+    /** grants.last_used_at is refreshed only when older than this (see refresh rotation). */
+    touchGrantBefore: Date
   },
 ): Promise<CodeRedemptionRow> {
   const r = redemption
@@ -60,16 +63,17 @@ export async function redeemAuthorizationCodeRow(
        where c.code_hash = ${r.codeHash} and c.consumed_at is null
       returning c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
                 c.family_id
-    ), live_grant as (
+    ), touched as (
       update grants as g set last_used_at = ${r.now}
         from consumed
-       where g.id = consumed.grant_id and consumed.family_id is not null and g.revoked_at is null
-      returning g.id
+       where g.id = consumed.grant_id and consumed.family_id is not null
+         and (g.last_used_at is null or g.last_used_at < ${r.touchGrantBefore})
     ), family as (
       insert into refresh_families (id, grant_id, client_id, user_id, scopes, created_at, expires_at)
       select consumed.family_id, consumed.grant_id, consumed.client_id, consumed.user_id, consumed.scopes,
              ${r.now}, ${r.familyExpiresAt}
-        from consumed join live_grant on live_grant.id = consumed.grant_id
+        from consumed
+       where consumed.family_id is not null
       returning id
     ), first_token as (
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)

@@ -9,7 +9,11 @@ import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import { type CodeRedemptionRow, redeemAuthorizationCodeRow } from './code-redemption.repository.js'
 import { revokeFamilyStartedByCode } from './refresh-token.repository.js'
-import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
+import {
+  type IssuedRefreshToken,
+  LAST_USED_PRECISION_SECONDS,
+  type RefreshLifetimes,
+} from './refresh-rotation.js'
 
 export interface CodeRedemption {
   code: string
@@ -72,6 +76,7 @@ export async function redeemAuthorizationCode(
       now,
       familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
       tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
+      touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
     })
   let outcome: CodeRedemptionRow
   try {

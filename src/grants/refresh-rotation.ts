@@ -27,7 +27,7 @@ export interface RefreshRotation {
 }
 
 /** grants.last_used_at is for people ("last used 3 minutes ago"): a minute of precision is plenty. */
-const LAST_USED_PRECISION_SECONDS = 60
+export const LAST_USED_PRECISION_SECONDS = 60
 
 /**
  * Rotates a refresh token. The success path is one statement; only a refusal reads the token again
