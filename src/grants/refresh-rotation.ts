@@ -6,11 +6,11 @@ import { addSeconds, type Clock } from '../lib/clock.js'
 import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import {
-  findRefreshTokenState,
   type RefreshTokenIssue,
   revokeRefreshFamily,
   rotateRefreshToken as rotateRefreshTokenRow,
 } from './refresh-token.repository.js'
+import { findRefreshTokenRecord } from './token-status.repository.js'
 
 export type RefreshLifetimes = Pick<Config, 'refreshTokenTtl' | 'refreshTokenAbsoluteTtl'>
 
@@ -55,7 +55,8 @@ export async function rotateRefreshToken(
   })
   if (issue) return { ...issue, refreshToken }
 
-  const state = await findRefreshTokenState(db, tokenHash)
+  // The slow path only: why did it not rotate?
+  const state = await findRefreshTokenRecord(db, tokenHash)
   if (!state) throw invalidGrant('The refresh token is invalid.')
   if (state.clientId !== input.clientId) throw invalidGrant('The refresh token was issued to another client.')
   if (state.rotatedAt !== null) {

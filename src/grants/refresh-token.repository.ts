@@ -74,52 +74,6 @@ export async function rotateRefreshToken(
   )
 }
 
-/** Why a token did not rotate: read only after rotateRefreshToken returned nothing (the slow path). */
-export interface RefreshTokenState {
-  familyId: string
-  clientId: string
-  familyScopes: string[]
-  rotatedAt: Date | null
-  expiresAt: Date
-  familyRevokedAt: Date | null
-  familyExpiresAt: Date
-  grantRevokedAt: Date | null
-}
-
-export async function findRefreshTokenState(
-  db: Kysely<Database>,
-  tokenHash: string,
-): Promise<RefreshTokenState | undefined> {
-  const row = await db
-    .selectFrom('refresh_tokens as t')
-    .innerJoin('refresh_families as f', 'f.id', 't.family_id')
-    .innerJoin('grants as g', 'g.id', 'f.grant_id')
-    .select([
-      't.family_id',
-      'f.client_id',
-      'f.scopes',
-      't.rotated_at',
-      't.expires_at',
-      'f.revoked_at as family_revoked_at',
-      'f.expires_at as family_expires_at',
-      'g.revoked_at as grant_revoked_at',
-    ])
-    .where('t.token_hash', '=', tokenHash)
-    .executeTakeFirst()
-  return (
-    row && {
-      familyId: row.family_id,
-      clientId: row.client_id,
-      familyScopes: row.scopes,
-      rotatedAt: row.rotated_at,
-      expiresAt: row.expires_at,
-      familyRevokedAt: row.family_revoked_at,
-      familyExpiresAt: row.family_expires_at,
-      grantRevokedAt: row.grant_revoked_at,
-    }
-  )
-}
-
 /** Revokes one family (never its siblings); true when it was live until now. */
 export async function revokeRefreshFamily(
   db: Kysely<Database>,

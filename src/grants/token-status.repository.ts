@@ -40,6 +40,8 @@ export interface RefreshTokenRecord {
   clientId: string
   userId: string
   scopes: string[]
+  /** The family's scopes: what a refresh may narrow down from. */
+  familyScopes: string[]
   createdAt: Date
   expiresAt: Date
   rotatedAt: Date | null
@@ -64,6 +66,7 @@ export async function findRefreshTokenRecord(
       'f.client_id',
       'f.user_id',
       't.scopes',
+      'f.scopes as family_scopes',
       't.created_at',
       't.expires_at',
       't.rotated_at',
@@ -81,6 +84,7 @@ export async function findRefreshTokenRecord(
       clientId: row.client_id,
       userId: row.user_id,
       scopes: row.scopes,
+      familyScopes: row.family_scopes,
       createdAt: row.created_at,
       expiresAt: row.expires_at,
       rotatedAt: row.rotated_at,
