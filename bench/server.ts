@@ -28,25 +28,29 @@ export async function startBenchServer(
 
   const port = options.port ?? 3400
   const adminPort = options.adminPort ?? 3401
-  const child: ChildProcess = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: url.toString(),
-      PORT: String(port),
-      ADMIN_PORT: String(adminPort),
-      HOST: '127.0.0.1',
-      ISSUER: `http://127.0.0.1:${port}`,
-      ADMIN_TOKEN,
-      COOKIE_SECRET: 'bench-cookie-secret-0123456789abcdefghijklmnop',
-      KEY_ENCRYPTION_KEY: '1'.repeat(64),
-      LOG_LEVEL: 'warn',
-      // Codes are minted ahead of the code-exchange scenario; give them time to wait their turn.
-      AUTH_CODE_TTL: '600',
-      ...options.env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        DATABASE_URL: url.toString(),
+        PORT: String(port),
+        ADMIN_PORT: String(adminPort),
+        HOST: '127.0.0.1',
+        ISSUER: `http://127.0.0.1:${port}`,
+        ADMIN_TOKEN,
+        COOKIE_SECRET: 'bench-cookie-secret-0123456789abcdefghijklmnop',
+        KEY_ENCRYPTION_KEY: '1'.repeat(64),
+        LOG_LEVEL: 'warn',
+        // Codes are minted ahead of the code-exchange scenario; give them time to wait their turn.
+        AUTH_CODE_TTL: '600',
+        ...options.env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
+  )
   const baseUrl = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     try {
