@@ -8,7 +8,7 @@ import { s256Challenge, verifyS256 } from '../lib/pkce.js'
 import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import { type CodeRedemptionRow, redeemAuthorizationCodeRow } from './code-redemption.repository.js'
-import { revokeFamilyStartedByCode } from './refresh-token.repository.js'
+import { revokeRefreshFamily } from './refresh-token.repository.js'
 import {
   type IssuedRefreshToken,
   LAST_USED_PRECISION_SECONDS,
@@ -90,7 +90,8 @@ export async function redeemAuthorizationCode(
   if (outcome.issue) return { ...outcome.issue, refreshToken }
   if (!outcome.consumed) {
     // Unknown, or used before. If used, the first redemption's tokens are presumed stolen.
-    if (await revokeFamilyStartedByCode(db, codeHash, now, 'code_replay')) events.codeReplayed?.()
+    if (await revokeRefreshFamily(db, { startedByCodeHash: codeHash }, now, 'code_replay'))
+      events.codeReplayed?.()
     throw invalidGrant('The authorization code is invalid or has already been used.')
   }
   // Consumed but refused: say why (the code stays burned).

@@ -60,7 +60,7 @@ export async function rotateRefreshToken(
   if (!state) throw invalidGrant('The refresh token is invalid.')
   if (state.clientId !== input.clientId) throw invalidGrant('The refresh token was issued to another client.')
   if (state.rotatedAt !== null) {
-    await revokeRefreshFamily(db, state.familyId, now, 'refresh_token_reuse')
+    await revokeRefreshFamily(db, { familyId: state.familyId }, now, 'refresh_token_reuse')
     events.refreshTokenReused?.()
     throw invalidGrant('The refresh token has already been used; its token family is now revoked.')
   }

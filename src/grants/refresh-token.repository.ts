@@ -74,45 +74,48 @@ export async function rotateRefreshToken(
   )
 }
 
-/** Revokes one family (never its siblings); true when it was live until now. */
-export async function revokeRefreshFamily(
-  db: Kysely<Database>,
-  familyId: string,
-  now: Date,
-  reason: string,
-): Promise<boolean> {
-  const rows = await db
-    .updateTable('refresh_families')
-    .set({ revoked_at: now, revoked_reason: reason })
-    .where('id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .returning('id')
-    .execute()
-  return rows.length > 0
-}
+/** Which one family to revoke: by id, the family a consumed code started, or a refresh token's own. */
+export type FamilySelector =
+  | { familyId: string }
+  /** A consumed code presented again (RFC 6749 §4.1.2); unknown or unconsumed codes select nothing. */
+  | { startedByCodeHash: string }
+  /** RFC 7009: only when the token is `clientId`'s, so another client's token selects nothing. */
+  | { refreshTokenHash: string; clientId: string }
 
 /**
- * A consumed code presented again: revoke the family its first redemption started (RFC 6749 §4.1.2).
- * One statement; a code that is unknown, unconsumed or started no family changes nothing.
+ * Revokes one refresh family (never its siblings) in one statement; true when it was live until now.
+ * Its tokens need no marking of their own: every check of a refresh or access token asks its family.
  */
-export async function revokeFamilyStartedByCode(
+export async function revokeRefreshFamily(
   db: Kysely<Database>,
-  codeHash: string,
+  selector: FamilySelector,
   now: Date,
   reason: string,
 ): Promise<boolean> {
-  const rows = await db
+  let query = db
     .updateTable('refresh_families')
     .set({ revoked_at: now, revoked_reason: reason })
     .where('revoked_at', 'is', null)
-    .where('id', '=', (eb) =>
+  if ('familyId' in selector) {
+    query = query.where('id', '=', selector.familyId)
+  } else if ('startedByCodeHash' in selector) {
+    query = query.where('id', '=', (eb) =>
       eb
         .selectFrom('authorization_codes')
         .select('family_id')
-        .where('code_hash', '=', codeHash)
+        .where('code_hash', '=', selector.startedByCodeHash)
         .where('consumed_at', 'is not', null),
     )
-    .returning('id')
-    .execute()
+  } else {
+    query = query
+      .where('client_id', '=', selector.clientId)
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('refresh_tokens')
+          .select('family_id')
+          .where('token_hash', '=', selector.refreshTokenHash),
+      )
+  }
+  const rows = await query.returning('id').execute()
   return rows.length > 0
 }

@@ -96,30 +96,6 @@ export async function findRefreshTokenRecord(
   )
 }
 
-/**
- * RFC 7009 for a refresh token: revokes the family of the token if the token belongs to `clientId`
- * (another client's token changes nothing). One statement; true when a live family was revoked.
- */
-export async function revokeFamilyOfRefreshToken(
-  db: Kysely<Database>,
-  tokenHash: string,
-  clientId: string,
-  now: Date,
-  reason: string,
-): Promise<boolean> {
-  const rows = await db
-    .updateTable('refresh_families')
-    .set({ revoked_at: now, revoked_reason: reason })
-    .where('revoked_at', 'is', null)
-    .where('client_id', '=', clientId)
-    .where('id', '=', (eb) =>
-      eb.selectFrom('refresh_tokens').select('family_id').where('token_hash', '=', tokenHash),
-    )
-    .returning('id')
-    .execute()
-  return rows.length > 0
-}
-
 /** Puts one access token on the deny list until it would have expired anyway. Idempotent. */
 export async function denyAccessToken(
   db: Kysely<Database>,

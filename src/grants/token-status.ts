@@ -7,8 +7,8 @@ import {
   denyAccessToken,
   findRefreshTokenRecord,
   isAccessTokenLive,
-  revokeFamilyOfRefreshToken,
 } from './token-status.repository.js'
+import { revokeRefreshFamily } from './refresh-token.repository.js'
 
 export type { AccessTokenReference }
 
@@ -65,10 +65,9 @@ export function createTokenStatus(
      */
     async revokeRefreshTokenFamily(token: string, clientId: string): Promise<boolean> {
       if (!REFRESH_TOKEN_PATTERN.test(token)) return false
-      const revoked = await revokeFamilyOfRefreshToken(
+      const revoked = await revokeRefreshFamily(
         db,
-        sha256(token),
-        clientId,
+        { refreshTokenHash: sha256(token), clientId },
         clock.now(),
         'revoked_by_client',
       )
