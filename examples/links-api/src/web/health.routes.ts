@@ -1,0 +1,25 @@
+import type { FastifyInstance } from 'fastify'
+import { type Kysely, sql } from 'kysely'
+import type { ResourceVerifier } from 'linkauth/resource'
+import type { LinksDatabase } from '../db/database.js'
+
+/** Liveness, and readiness with how tokens are being verified right now (local, or introspection). */
+export function healthRoutes(db: Kysely<LinksDatabase>, verifier: ResourceVerifier) {
+  return async (app: FastifyInstance) => {
+    app.get('/healthz', async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
+      return { status: 'ok' }
+    })
+    app.get('/readyz', async (_request, reply) => {
+      reply.header('cache-control', 'no-store')
+      const { mode, feedConnected } = verifier.status()
+      const verification = { mode, feed_connected: feedConnected }
+      try {
+        await sql`select 1`.execute(db)
+      } catch {
+        return reply.code(503).send({ status: 'unavailable', reason: 'database_unavailable', verification })
+      }
+      return { status: 'ready', verification }
+    })
+  }
+}
