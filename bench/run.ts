@@ -1,5 +1,11 @@
-import autocannon from 'autocannon'
 import { exchangeCodes, mintCodes, prepareParty, refreshChainRequest } from './flow.js'
+import {
+  benchSettings,
+  printHeader,
+  runScenario,
+  type ScenarioOptions,
+  type ScenarioRow,
+} from './scenario.js'
 import { startBenchServer } from './server.js'
 
 /**
@@ -7,66 +13,24 @@ import { startBenchServer } from './server.js'
  * printing requests per second, p50/p99 latency and errors. Settings: BENCH_CONNECTIONS (64),
  * BENCH_SECONDS (10), WORKERS (server processes, default 1), BENCH_ONLY (comma-separated names).
  */
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
-const duration = Number(process.env.BENCH_SECONDS ?? 10)
+const { connections } = benchSettings
 const only = process.env.BENCH_ONLY?.split(',')
-
-type Options = Parameters<typeof autocannon>[0]
-
-interface Row {
-  name: string
-  rps: number
-  p50: number
-  p99: number
-  errors: number
-  target?: number
-}
-
-const rows: Row[] = []
+const rows: ScenarioRow[] = []
 
 async function run(
   name: string,
-  options: Options,
+  options: ScenarioOptions,
   target?: number,
   okClass: '2xx' | '3xx' = '2xx',
 ): Promise<void> {
   if (only && !only.some((o) => name.startsWith(o))) return
-  const result = await autocannon({ connections, ...('amount' in options ? {} : { duration }), ...options })
-  // An answer of another status class than the scenario's success counts as an error.
-  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx']
-  const errors = result.errors + result.timeouts + (answered - result[okClass])
-  const row = {
-    name,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors,
-    target,
-  }
-  rows.push(row)
-  console.log(
-    name.padEnd(44),
-    String(row.rps).padStart(8),
-    String(row.p50).padStart(7),
-    String(row.p99).padStart(7),
-    String(row.errors).padStart(7),
-    target ? `  target ≥ ${target}/s, p99 ≤ 50 ms` : '',
-  )
+  rows.push(await runScenario(name, options, target, okClass))
 }
 
 const server = await startBenchServer()
 try {
   const party = await prepareParty(server)
-  console.log(
-    `connections=${connections} duration=${duration}s workers=${process.env.WORKERS ?? 1} node=${process.version}`,
-  )
-  console.log(
-    'scenario'.padEnd(44),
-    'req/s'.padStart(8),
-    'p50 ms'.padStart(7),
-    'p99 ms'.padStart(7),
-    'errors'.padStart(7),
-  )
+  printHeader(` workers=${process.env.WORKERS ?? 1}`)
 
   await run('metadata (GET /.well-known/oauth-authorization-server)', {
     url: `${server.baseUrl}/.well-known/oauth-authorization-server`,

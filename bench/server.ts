@@ -6,6 +6,8 @@ export interface BenchServer {
   baseUrl: string
   adminUrl: string
   adminToken: string
+  /** The fresh database the server runs on (other bench services may keep their schemas there). */
+  databaseUrl: string
   /** The server's process id (the primary's when WORKERS is above 1). */
   pid: number
   stop(): Promise<void>
@@ -66,6 +68,7 @@ export async function startBenchServer(
     baseUrl,
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminToken: ADMIN_TOKEN,
+    databaseUrl: url.toString(),
     pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {

@@ -1,4 +1,4 @@
-import { CookieJar } from './browser.js'
+import { CookieJar, hiddenField } from './browser.js'
 
 /** A browser over real HTTP: a cookie jar, and redirects followed by hand until they leave the server. */
 export class HttpBrowser {
@@ -17,6 +17,36 @@ export class HttpBrowser {
     })
     this.jar.storeLines(res.headers.getSetCookie())
     return { res, body: await res.text() }
+  }
+
+  /**
+   * A person's part of the authorization flow: open the authorize URL (a path on this server), sign
+   * in, choose Allow. Returns the URL the browser is sent back to (redirect_uri?code&state&iss); the
+   * sign-in session stays in this browser's jar.
+   */
+  async signInAndAllow(authorizePath: string, email: string, password: string): Promise<URL> {
+    const signIn = await this.follow(await this.request(authorizePath))
+    const consent = await this.follow(
+      await this.request('/login', {
+        method: 'POST',
+        form: {
+          email,
+          password,
+          csrf_token: hiddenField(signIn.body, 'csrf_token'),
+          request: hiddenField(signIn.body, 'request'),
+        },
+      }),
+    )
+    const decision = await this.request('/oauth/authorize', {
+      method: 'POST',
+      form: {
+        request: hiddenField(consent.body, 'request'),
+        csrf_token: hiddenField(consent.body, 'csrf_token'),
+        decision: 'allow',
+      },
+    })
+    if (decision.res.status !== 303) throw new Error(`Allow answered ${decision.res.status}`)
+    return new URL(decision.res.headers.get('location')!)
   }
 
   /** Follows redirects on our own server; returns the first answer that is a page or leaves it. */

@@ -1,0 +1,133 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { exchangeCodes, mintCodes, prepareParty } from './flow.js'
+import { benchSettings, printHeader, runScenario, type ScenarioRow } from './scenario.js'
+import { type BenchServer, startBenchServer } from './server.js'
+
+/**
+ * `npm run bench:links`: a protected read of the links API (GET /api/links, a page of 20 links) at
+ * BENCH_CONNECTIONS (64), with local verification (JWKS + revocation feed) against introspection on
+ * every request (cache off), and with introspection's default 5 s cache. Both services run as
+ * their own processes: the authorization server's production build (dist/) and the links API, on
+ * one fresh PostgreSQL database (the links API in its own schema).
+ */
+const LINKS_PORT = 3402
+
+interface LinksProcess {
+  baseUrl: string
+  pid: number
+  stop(): Promise<void>
+}
+
+async function startLinksApi(server: BenchServer, env: Record<string, string>): Promise<LinksProcess> {
+  const baseUrl = `http://127.0.0.1:${LINKS_PORT}`
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'examples/links-api/src/main.ts'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LINKS_PORT: String(LINKS_PORT),
+      LINKS_PUBLIC_URL: baseUrl,
+      LINKS_DATABASE_URL: server.databaseUrl,
+      LINKAUTH_ISSUER: server.baseUrl,
+      LINKS_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${baseUrl}/readyz`)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (i > 300 || child.exitCode !== null) throw new Error('the links API did not start')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    baseUrl,
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+async function adminPost<T>(server: BenchServer, path: string, body: unknown): Promise<T> {
+  const res = await fetch(server.adminUrl + path, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
+  return (await res.json()) as T
+}
+
+// Tokens must outlive the run: every scenario reuses them.
+const server = await startBenchServer({ env: { ACCESS_TOKEN_TTL: '3600' } })
+const rows: ScenarioRow[] = []
+try {
+  const party = await prepareParty(server)
+  const rs = await adminPost<{ id: string; secret: string }>(server, '/admin/resource-servers', {
+    name: 'Links API (bench)',
+  })
+  // One user, several tokens (as several sessions of one application would hold).
+  const { accessTokens } = await exchangeCodes(server, party, await mintCodes(server, party, 16))
+  const credentials = { LINKS_RESOURCE_SERVER_ID: rs.id, LINKS_RESOURCE_SERVER_SECRET: rs.secret }
+  printHeader(` links-api page=20`)
+
+  const modes = [
+    ['local verification (JWKS + revocation feed)', { LINKS_VERIFICATION: 'local' }],
+    [
+      'introspection per request (cache 0)',
+      { LINKS_VERIFICATION: 'introspection', LINKS_INTROSPECTION_CACHE: '0' },
+    ],
+    [
+      'introspection, 5 s cache (default)',
+      { LINKS_VERIFICATION: 'introspection', LINKS_INTROSPECTION_CACHE: '5' },
+    ],
+  ] as const
+  let seeded = false
+  for (const [label, env] of modes) {
+    const links = await startLinksApi(server, { ...credentials, ...env })
+    try {
+      if (!seeded) {
+        for (let i = 0; i < 20; i++) {
+          const res = await fetch(`${links.baseUrl}/api/links`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${accessTokens[0]}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ target_url: `https://bench.example/${i}`, tags: ['bench'] }),
+          })
+          if (res.status !== 201) throw new Error(`bench: create answered ${res.status}`)
+        }
+        seeded = true
+      }
+      let next = 0
+      rows.push(
+        await runScenario(`GET /api/links, ${label}`, {
+          url: `${links.baseUrl}/api/links`,
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                headers: {
+                  ...req.headers,
+                  authorization: `Bearer ${accessTokens[next++ % accessTokens.length]}`,
+                },
+              }),
+            },
+          ],
+        }),
+      )
+    } finally {
+      await links.stop()
+    }
+  }
+} finally {
+  await server.stop()
+}
+const [local, introspected] = rows
+if (local && introspected)
+  console.log(
+    `local verification serves ${(local.rps / introspected.rps).toFixed(1)}× the requests of introspection per request (${benchSettings.connections} connections)`,
+  )

@@ -1,0 +1,65 @@
+import autocannon from 'autocannon'
+
+/** One measured scenario: requests per second, p50/p99 latency (ms), errors. */
+export interface ScenarioRow {
+  name: string
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  target?: number
+}
+
+export type ScenarioOptions = Parameters<typeof autocannon>[0]
+
+/** BENCH_CONNECTIONS (64) and BENCH_SECONDS (10), shared by every bench script. */
+export const benchSettings = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 64),
+  duration: Number(process.env.BENCH_SECONDS ?? 10),
+}
+
+export function printHeader(extra = ''): void {
+  console.log(
+    `connections=${benchSettings.connections} duration=${benchSettings.duration}s node=${process.version}${extra}`,
+  )
+  console.log(
+    'scenario'.padEnd(44),
+    'req/s'.padStart(8),
+    'p50 ms'.padStart(7),
+    'p99 ms'.padStart(7),
+    'errors'.padStart(7),
+  )
+}
+
+/**
+ * Drives one scenario with autocannon and prints its row. An answer of another status class than
+ * the scenario's success counts as an error.
+ */
+export async function runScenario(
+  name: string,
+  options: ScenarioOptions,
+  target?: number,
+  okClass: '2xx' | '3xx' = '2xx',
+): Promise<ScenarioRow> {
+  const { connections, duration } = benchSettings
+  const result = await autocannon({ connections, ...('amount' in options ? {} : { duration }), ...options })
+  const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx']
+  const errors = result.errors + result.timeouts + (answered - result[okClass])
+  const row = {
+    name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors,
+    target,
+  }
+  console.log(
+    name.padEnd(44),
+    String(row.rps).padStart(8),
+    String(row.p50).padStart(7),
+    String(row.p99).padStart(7),
+    String(row.errors).padStart(7),
+    target ? `  target ≥ ${target}/s, p99 ≤ 50 ms` : '',
+  )
+  return row
+}

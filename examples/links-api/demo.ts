@@ -1,0 +1,201 @@
+/**
+ * `npm run links-api:demo`: the authorization server and the links API side by side, for a
+ * newcomer. Starts linkauth (dist/, on DATABASE_URL or its embedded PGlite in DATA_DIR) unless one
+ * already answers at LINKAUTH_URL; registers the links API as a resource server (once: the
+ * credentials are kept in $DATA_DIR/links-api-resource-server.json); starts the links API; runs the
+ * authorization flow with a person in a browser; uses the token on the links API; and watches the
+ * token stop working when the person revokes the application on /account/apps.
+ *
+ * Environment: LINKAUTH_URL (http://localhost:3000), LINKAUTH_ADMIN_URL (http://127.0.0.1:3001),
+ * ADMIN_TOKEN, DATA_DIR (./.data), LINKS_PORT (3002), LINKS_RESOURCE_SERVER_ID/_SECRET (to use
+ * credentials of your own), DEMO_TIMEOUT (seconds to wait for the browser, 600), and every LINKS_*
+ * setting of the links API. Ctrl-C stops both services.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CliError, createAdminClient } from '../../src/cli/admin-client.js'
+import {
+  adminToken,
+  type Metadata,
+  metadata,
+  runAuthorizationFlow,
+  say,
+} from '../../scripts/authorization-flow.js'
+
+const env = process.env
+const publicUrl = (env.LINKAUTH_URL || 'http://localhost:3000').replace(/\/$/, '')
+const adminUrl = env.LINKAUTH_ADMIN_URL || 'http://127.0.0.1:3001'
+const dataDir = env.DATA_DIR || './.data'
+const linksPort = Number(env.LINKS_PORT || 3002)
+const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).replace(/\/$/, '')
+const children: ChildProcess[] = []
+
+async function waitUntilReady(url: string, child: ChildProcess, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new CliError(`${what} exited with code ${child.exitCode}`, 1)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new CliError(`${what} did not become ready at ${url}`, 1)
+}
+
+function start(args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] })
+  children.push(child)
+  return child
+}
+
+/** The authorization server already running at LINKAUTH_URL, or a new one started from dist/. */
+async function authorizationServer(): Promise<Metadata> {
+  try {
+    const meta = await metadata(publicUrl)
+    say(`Using the authorization server already running at ${meta.issuer}`)
+    return meta
+  } catch {
+    if (!existsSync('dist/src/main.js')) throw new CliError('dist/ is missing: run npm run build first', 2)
+    say(
+      `Starting the authorization server at ${publicUrl} (${env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${dataDir}`}) …`,
+    )
+    const child = start(['dist/src/main.js'], { ...env, LOG_LEVEL: env.LOG_LEVEL || 'warn' })
+    await waitUntilReady(`${publicUrl}/readyz`, child, 'the authorization server')
+    return metadata(publicUrl)
+  }
+}
+
+/** The links API's resource-server credentials: given, kept from an earlier run, or registered now. */
+async function resourceServer(
+  request: ReturnType<typeof createAdminClient>,
+): Promise<{ id: string; secret: string }> {
+  if (env.LINKS_RESOURCE_SERVER_ID && env.LINKS_RESOURCE_SERVER_SECRET)
+    return { id: env.LINKS_RESOURCE_SERVER_ID, secret: env.LINKS_RESOURCE_SERVER_SECRET }
+  const file = join(dataDir, 'links-api-resource-server.json')
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { id: string; secret: string }
+    const { resource_servers } = await request<{ resource_servers: { id: string }[] }>(
+      'GET',
+      '/admin/resource-servers',
+    )
+    if (resource_servers.some((r) => r.id === kept.id)) {
+      say(`Using the resource-server registration kept in ${file} (${kept.id})`)
+      return kept
+    }
+  }
+  const created = await request<{ id: string; secret: string }>('POST', '/admin/resource-servers', {
+    name: 'Links API',
+  })
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(file, JSON.stringify({ id: created.id, secret: created.secret }), { mode: 0o600 })
+  chmodSync(file, 0o600)
+  say(`Registered the links API as resource server ${created.id} (credentials kept in ${file}, mode 0600)`)
+  return created
+}
+
+async function api(method: string, path: string, token: string, body?: unknown) {
+  const res = await fetch(`${linksUrl}${path}`, {
+    method,
+    redirect: 'manual',
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(10_000),
+  })
+  const text = await res.text()
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined,
+  }
+}
+
+const indent = (value: unknown) => JSON.stringify(value, null, 2).replace(/\n/g, '\n   ')
+
+async function main(): Promise<number> {
+  const meta = await authorizationServer()
+  const request = createAdminClient({ baseUrl: adminUrl, token: adminToken() })
+  const credentials = await resourceServer(request)
+
+  say(`Starting the links API at ${linksUrl} …`)
+  const links = start(['--conditions=linkauth-source', '--import', 'tsx', 'examples/links-api/src/main.ts'], {
+    ...env,
+    LINKS_PORT: String(linksPort),
+    LINKS_PUBLIC_URL: linksUrl,
+    LINKAUTH_ISSUER: meta.issuer,
+    LINKS_RESOURCE_SERVER_ID: credentials.id,
+    LINKS_RESOURCE_SERVER_SECRET: credentials.secret,
+    LINKS_LOG_LEVEL: env.LINKS_LOG_LEVEL || 'warn',
+  })
+  await waitUntilReady(`${linksUrl}/readyz`, links, 'the links API')
+  say(`Both services are running: authorization server ${meta.issuer}, links API ${linksUrl}`)
+  say()
+
+  const flow = await runAuthorizationFlow({
+    meta,
+    request,
+    appName: 'links API demo',
+    port: 0,
+    timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
+  })
+  if (flow.outcome === 'denied') return 1
+  const token = flow.body.access_token
+  if (!flow.response.ok || typeof token !== 'string') {
+    say(`5. The token endpoint refused (${flow.response.status}): ${JSON.stringify(flow.body)}`)
+    return 1
+  }
+  const tokenFile = join(dataDir, 'links-api-demo-token')
+  writeFileSync(tokenFile, token, { mode: 0o600 })
+  chmodSync(tokenFile, 0o600)
+  say(`5. Received an access token for links:read links:write (kept in ${tokenFile}, mode 0600; not shown)`)
+
+  const created = await api('POST', '/api/links', token, {
+    target_url: 'https://example.com/',
+    tags: ['demo'],
+  })
+  if (created.status !== 201)
+    throw new CliError(`creating a link answered ${created.status}: ${JSON.stringify(created.json)}`, 1)
+  say(`6. POST ${linksUrl}/api/links → ${created.status}`)
+  say(`   ${indent(created.json)}`)
+  const hop = await fetch(String(created.json.short_url), { redirect: 'manual' })
+  say(`7. GET ${String(created.json.short_url)} → ${hop.status}, Location: ${hop.headers.get('location')}`)
+  const stats = await api('GET', `/api/links/${String(created.json.id)}/stats`, token)
+  say(
+    `8. GET ${linksUrl}/api/links/${String(created.json.id)}/stats → total_clicks ${String(stats.json.total_clicks)}`,
+  )
+  say()
+  say(`   Try it yourself:`)
+  say(`   curl -H "Authorization: Bearer $(cat ${tokenFile})" ${linksUrl}/api/links`)
+  say()
+  say(`9. Now revoke "links API demo" on ${meta.issuer}/account/apps (you are signed in there).`)
+  say(`   Watching: GET ${linksUrl}/api/links with the token, every 200 ms …`)
+  for (;;) {
+    const res = await api('GET', '/api/links', token)
+    if (res.status === 401) {
+      say(`   ${new Date().toISOString()} → 401 ${String(res.json?.error)}: the links API refused the token.`)
+      say(`   It learned of the revocation from linkauth's event feed, without asking linkauth per request.`)
+      break
+    }
+    if (res.status !== 200) say(`   ${new Date().toISOString()} → ${res.status}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  say()
+  say(`Done. Both services keep running until Ctrl-C.`)
+  return 0
+}
+
+function stopAll(code: number): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+  process.exitCode = code
+}
+process.on('SIGINT', () => stopAll(0))
+process.on('SIGTERM', () => stopAll(0))
+
+try {
+  const code = await main()
+  if (code !== 0) stopAll(code)
+} catch (err) {
+  process.stderr.write(`links-api demo: ${(err as Error).message}\n`)
+  stopAll(1)
+}
