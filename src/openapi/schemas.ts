@@ -121,6 +121,7 @@ export const authorizationServerMetadataSchema = z.object({
   revocation_endpoint_auth_methods_supported: z.array(z.literal('none')),
   introspection_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
   authorization_response_iss_parameter_supported: z.literal(true),
+  revocation_event_streams_endpoint: z.string(),
 })
 
 /** RFC 7517 key set: public keys only (EC P-256, OKP Ed25519 or RSA). */
