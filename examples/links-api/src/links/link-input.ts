@@ -60,7 +60,7 @@ export function linkInputSchemas(publicUrl: string) {
       tag: z.string().transform(normalizeTag).pipe(ruled(tagProblem)).optional(),
       limit: z
         .string()
-        .regex(/^\d{1,3}$/, `must be a whole number from 1 to ${MAX_PAGE}`)
+        .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_PAGE}`)
         .transform(Number)
         .pipe(
           z.number().min(1, `must be from 1 to ${MAX_PAGE}`).max(MAX_PAGE, `must be from 1 to ${MAX_PAGE}`),
