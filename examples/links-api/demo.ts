@@ -6,7 +6,8 @@
  * authorization flow with a person in a browser; uses the token on the links API; and watches the
  * token stop working when the person revokes the application on /account/apps.
  *
- * Environment: LINKAUTH_URL (http://localhost:3000), LINKAUTH_ADMIN_URL (http://127.0.0.1:3001),
+ * Environment: LINKAUTH_URL (default $ISSUER, or http://localhost:$PORT with PORT 3000),
+ * LINKAUTH_ADMIN_URL (http://127.0.0.1:$ADMIN_PORT with ADMIN_PORT 3001), the server's own settings,
  * ADMIN_TOKEN, DATA_DIR (./.data), LINKS_PORT (3002), LINKS_RESOURCE_SERVER_ID/_SECRET (to use
  * credentials of your own), DEMO_TIMEOUT (seconds to wait for the browser, 600), and every LINKS_*
  * setting of the links API. Ctrl-C stops both services.
@@ -24,8 +25,12 @@ import {
 } from '../../scripts/authorization-flow.js'
 
 const env = process.env
-const publicUrl = (env.LINKAUTH_URL || 'http://localhost:3000').replace(/\/$/, '')
-const adminUrl = env.LINKAUTH_ADMIN_URL || 'http://127.0.0.1:3001'
+// Where the server is, or will be when this script starts it (with the same PORT/ISSUER/ADMIN_PORT).
+const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.PORT || 3000}`).replace(
+  /\/$/,
+  '',
+)
+const adminUrl = env.LINKAUTH_ADMIN_URL || `http://127.0.0.1:${env.ADMIN_PORT || 3001}`
 const dataDir = env.DATA_DIR || './.data'
 const linksPort = Number(env.LINKS_PORT || 3002)
 const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).replace(/\/$/, '')

@@ -1,0 +1,106 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { hiddenField } from '../helpers/browser.js'
+import { HttpBrowser } from '../helpers/http-browser.js'
+import { freePort } from '../helpers/net.js'
+
+/**
+ * `npm run links-api:demo` against an authorization server that is already running (so the demo
+ * uses it rather than starting dist/): it registers the links API, starts it, runs the flow with a
+ * person (played here over real HTTP), uses the token, and sees it refused after the revocation.
+ */
+let t: TestApp
+let issuer: string
+let adminUrl: string
+let dataDir: string
+let demo: ChildProcess | undefined
+beforeAll(async () => {
+  const [port, adminPort] = [await freePort(), await freePort()]
+  issuer = `http://127.0.0.1:${port}`
+  adminUrl = `http://127.0.0.1:${adminPort}`
+  t = await buildTestApp({ env: { ISSUER: issuer } })
+  await t.app.listen({ port, host: '127.0.0.1' })
+  await t.admin.listen({ port: adminPort, host: '127.0.0.1' })
+  dataDir = mkdtempSync(join(tmpdir(), 'links-demo-'))
+})
+afterAll(async () => {
+  if (demo?.exitCode === null) demo.kill('SIGTERM')
+  await t?.close()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+it('starts the links API beside the server, uses a token on it, and sees the revocation', async () => {
+  const linksPort = await freePort()
+  demo = spawn(process.execPath, ['--import', 'tsx', 'examples/links-api/demo.ts'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LINKAUTH_URL: issuer,
+      LINKAUTH_ADMIN_URL: adminUrl,
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      DATA_DIR: dataDir,
+      LINKS_PORT: String(linksPort),
+      LINKS_PUBLIC_URL: `http://127.0.0.1:${linksPort}`,
+      ...(t.database.url
+        ? { LINKS_DATABASE_URL: t.database.url }
+        : { LINKS_DATA_DIR: join(dataDir, 'links') }),
+      DEMO_TIMEOUT: '60',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  demo.stdout!.on('data', (d) => (output += d))
+  demo.stderr!.on('data', (d) => (output += d))
+  const waitFor = async (pattern: RegExp) => {
+    await expect.poll(() => pattern.test(output), { timeout: 30_000, interval: 100 }).toBe(true)
+    return pattern.exec(output)!
+  }
+
+  const authorize = new URL((await waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!)
+  const email = (await waitFor(/Email: +(\S+)/))[1]!
+  const password = (await waitFor(/Password: +(\S+)/))[1]!
+  expect(output).toContain('Using the authorization server already running at')
+  expect(output).toMatch(/Registered the links API as resource server rs_\S+ \(credentials kept in/)
+  expect(statSync(join(dataDir, 'links-api-resource-server.json')).mode & 0o777).toBe(0o600)
+
+  // The person: sign in, Allow; the browser lands on the demo's callback.
+  const browser = new HttpBrowser(issuer)
+  const callback = await browser.signInAndAllow(authorize.pathname + authorize.search, email, password)
+  expect((await fetch(callback)).status).toBe(200)
+
+  await waitFor(/6\. POST \S+\/api\/links → 201/)
+  await waitFor(/7\. GET \S+ → 302, Location: https:\/\/example\.com\//)
+  await waitFor(/8\. GET \S+\/stats → total_clicks 1/)
+  await waitFor(/9\. Now revoke "links API demo"/)
+  // The token itself is never printed.
+  expect(output).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/)
+  expect(statSync(join(dataDir, 'links-api-demo-token')).mode & 0o777).toBe(0o600)
+
+  // The person revokes the demo application on the connected-apps page.
+  const apps = await browser.request('/account/apps')
+  const clientId = /\/account\/apps\/([\w-]+)\/revoke/.exec(apps.body)![1]!
+  const revoked = await browser.request(`/account/apps/${clientId}/revoke`, {
+    method: 'POST',
+    form: { csrf_token: hiddenField(apps.body, 'csrf_token') },
+  })
+  expect(revoked.res.status).toBe(303)
+  await waitFor(/→ 401 invalid_token: the links API refused the token/)
+  await waitFor(/Done\. Both services keep running until Ctrl-C\./)
+  expect((await fetch(`http://127.0.0.1:${linksPort}/healthz`)).status).toBe(200)
+
+  const exited = new Promise((resolve) => demo!.once('exit', resolve))
+  demo.kill('SIGINT')
+  await exited
+  await expect
+    .poll(() =>
+      fetch(`http://127.0.0.1:${linksPort}/healthz`).then(
+        () => 'up',
+        () => 'down',
+      ),
+    )
+    .toBe('down')
+}, 90_000)
