@@ -1,25 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { configSchema, loadConfig } from '../../src/config.js'
-
-/** The rows of the first markdown table after `heading`: cells of each body row, trimmed. */
-export function tableAfter(markdown: string, heading: string): string[][] {
-  const start = markdown.indexOf(heading)
-  if (start < 0) throw new Error(`no heading ${heading}`)
-  const lines = markdown.slice(start).split('\n')
-  const first = lines.findIndex((l) => l.startsWith('|'))
-  const rows: string[][] = []
-  for (const line of lines.slice(first + 2)) {
-    if (!line.startsWith('|')) break
-    rows.push(
-      line
-        .slice(1, -1)
-        .split('|')
-        .map((c) => c.trim()),
-    )
-  }
-  return rows
-}
+import { tableAfter } from '../helpers/markdown.js'
 
 /** The variable named in a row's first cell: `NAME`. */
 const nameOf = (cell: string) => /^`([A-Z_]+)`$/.exec(cell)?.[1] ?? `(bad cell ${cell})`

@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { LinksConfigError, linksConfigSchema, loadLinksConfig } from '../../examples/links-api/src/config.js'
+import { tableAfter } from '../helpers/markdown.js'
+
+const credentials = { LINKS_RESOURCE_SERVER_ID: 'rs_abc', LINKS_RESOURCE_SERVER_SECRET: 's3cret-value' }
+
+describe('the links API configuration', () => {
+  it('has defaults that sit beside a local linkauth', () => {
+    expect(loadLinksConfig(credentials)).toEqual({
+      port: 3002,
+      host: '127.0.0.1',
+      publicUrl: 'http://localhost:3002',
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      dataDir: './.data/links-api',
+      issuer: 'http://localhost:3000',
+      audience: 'http://localhost:3000/api',
+      resourceServer: { id: 'rs_abc', secret: 's3cret-value' },
+      verification: 'local',
+      introspectionCacheSeconds: 5,
+      maxFeedStalenessSeconds: 10,
+      logLevel: 'info',
+    })
+    const custom = loadLinksConfig({
+      ...credentials,
+      LINKS_PORT: '4000',
+      LINKAUTH_ISSUER: 'https://auth.example.com/',
+      LINKS_PUBLIC_URL: 'https://sho.rt',
+      LINKS_VERIFICATION: 'introspection',
+      LINKS_INTROSPECTION_CACHE: '0',
+    })
+    expect(custom).toMatchObject({
+      port: 4000,
+      issuer: 'https://auth.example.com',
+      audience: 'https://auth.example.com/api',
+      publicUrl: 'https://sho.rt',
+      verification: 'introspection',
+      introspectionCacheSeconds: 0,
+    })
+  })
+
+  it('says how to get the credentials when they are missing, and never shows a secret', () => {
+    expect(() => loadLinksConfig({})).toThrow(
+      /^LINKS_RESOURCE_SERVER_ID is not set: register the links API .*resource-servers create/,
+    )
+    expect(() => loadLinksConfig({ LINKS_RESOURCE_SERVER_ID: 'rs_abc' })).toThrow(
+      /^LINKS_RESOURCE_SERVER_SECRET is not set/,
+    )
+    const tooLong = 'x'.repeat(501)
+    let message = ''
+    try {
+      loadLinksConfig({ ...credentials, LINKS_RESOURCE_SERVER_SECRET: tooLong })
+    } catch (err) {
+      expect(err).toBeInstanceOf(LinksConfigError)
+      message = (err as Error).message
+    }
+    expect(message).toMatch(/^LINKS_RESOURCE_SERVER_SECRET: .*\(got \(hidden\)\)$/)
+    expect(message).not.toContain(tooLong)
+    expect(() => loadLinksConfig({ ...credentials, LINKS_PORT: 'abc' })).toThrow(
+      /^LINKS_PORT: .*\(got "abc"\)$/,
+    )
+    expect(() => loadLinksConfig({ ...credentials, LINKAUTH_ISSUER: 'ftp://x' })).toThrow(
+      /^LINKAUTH_ISSUER: /,
+    )
+    expect(() => loadLinksConfig({ ...credentials, LINKS_VERIFICATION: 'none' })).toThrow(
+      /^LINKS_VERIFICATION: /,
+    )
+  })
+
+  it('examples/links-api/README.md documents exactly these variables', () => {
+    const rows = tableAfter(readFileSync('examples/links-api/README.md', 'utf8'), '## Configuration')
+    const names = rows.map((r) => /^`([A-Z_]+)`$/.exec(r[0]!)?.[1])
+    expect(names.sort()).toEqual(Object.keys(linksConfigSchema.shape).sort())
+  })
+})
