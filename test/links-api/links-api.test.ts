@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { createResourceVerifier, type ResourceVerifier } from 'linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildLinksApp } from '../../examples/links-api/src/app.js'
+import { connectLinksDatabase } from '../../examples/links-api/src/db/connect.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { CHALLENGE, hiddenField, PASSWORD, REDIRECT_URI, seed, VERIFIER } from '../helpers/browser.js'
 import { createParty, exchangeCode, jwtClaims, type Party } from '../helpers/fixtures.js'
@@ -348,6 +349,37 @@ describe('bad input answers 400 (or 404/409/413/415) with a clear error, never a
     })
     expect(huge.status).toBe(413)
   })
+})
+
+it('a database that is down answers 503 with Retry-After (a page on short URLs), never a 500', async () => {
+  const port = await freePort()
+  const down = await connectLinksDatabase({
+    url: 'postgres://postgres@127.0.0.1:1/none',
+    dataDir: '',
+    poolSize: 1,
+  })
+  const app = await buildLinksApp({
+    config: { publicUrl: `http://127.0.0.1:${port}` },
+    db: down.db,
+    verifier,
+  })
+  await app.listen({ port, host: '127.0.0.1' })
+  try {
+    const base = `http://127.0.0.1:${port}`
+    const list = await api('GET', '/api/links', alice.token, undefined, { base })
+    expect(list.status).toBe(503)
+    expect(list.headers.get('retry-after')).toBe('5')
+    expect(list.body.error).toBe('temporarily_unavailable')
+    const hop = await api('GET', '/some-slug', undefined, undefined, { base })
+    expect(hop.status).toBe(503)
+    expect(hop.text).toContain('Short links are unavailable for a moment')
+    const ready = await api('GET', '/readyz', undefined, undefined, { base })
+    expect(ready.status).toBe(503)
+    expect(ready.body).toMatchObject({ status: 'unavailable', reason: 'database_unavailable' })
+  } finally {
+    await app.close()
+    await down.close()
+  }
 })
 
 describe('tokens the links API refuses', () => {

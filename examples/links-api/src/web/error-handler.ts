@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidRequestError, isDatabaseDown, LinksApiError, ServiceUnavailableError } from '../errors.js'
-import { notFoundPage } from './pages.js'
+import { notFoundPage, visitorPage } from './pages.js'
 
 /** JSON for the API, a page for people following short links. */
 const isApi = (request: FastifyRequest) => request.url.startsWith('/api/')
@@ -20,7 +20,7 @@ function clientError(error: Partial<FastifyError>): LinksApiError | undefined {
   return new InvalidRequestError(description, status)
 }
 
-/** Every error becomes `{error, error_description}` (or the 404 page) here, and nowhere else. */
+/** Every error becomes `{error, error_description}` (or a visitor's page) here, and nowhere else. */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const known =
     error instanceof LinksApiError
@@ -30,8 +30,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
         : clientError(error as Partial<FastifyError>)
   if (!known || known.status >= 500) request.log.error({ err: error }, 'request failed')
   if (known?.status === 503) reply.header('retry-after', '5')
-  if (!isApi(request) && known?.status === 404) return notFoundPage(reply)
-  reply.code(known?.status ?? 500).header('cache-control', 'no-store')
+  const status = known?.status ?? 500
+  // A person following a short URL gets a page; 400s there cannot happen (any path is a slug).
+  if (!isApi(request) && (status === 404 || status >= 500)) return visitorPage(reply, status)
+  reply.code(status).header('cache-control', 'no-store')
   return reply.send({
     error: known?.code ?? 'server_error',
     error_description: known?.description ?? 'An unexpected error occurred.',

@@ -1,18 +1,29 @@
 import type { FastifyReply } from 'fastify'
 
-const NOT_FOUND = `<!doctype html>
+function page(title: string, message: string): string {
+  return `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Link not found</title></head>
-<body><main><h1>This short link does not exist</h1><p>Check the address: it may be mistyped, or the link was deleted.</p></main></body>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
+<body><main><h1>${title}</h1><p>${message}</p></main></body>
 </html>
 `
+}
 
-/** The page a visitor sees for a short URL that leads nowhere. */
-export function notFoundPage(reply: FastifyReply): FastifyReply {
+const NOT_FOUND = page(
+  'This short link does not exist',
+  'Check the address: it may be mistyped, or the link was deleted.',
+)
+const UNAVAILABLE = page('Short links are unavailable for a moment', 'Please try again in a few seconds.')
+const FAILED = page('Something went wrong on our side', 'Please try again later.')
+
+/** The page a visitor following a short URL sees when it leads nowhere (404) or we fail (5xx). */
+export function visitorPage(reply: FastifyReply, status: number): FastifyReply {
   return reply
-    .code(404)
+    .code(status)
     .header('cache-control', 'no-store')
     .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
     .type('text/html; charset=utf-8')
-    .send(NOT_FOUND)
+    .send(status === 404 ? NOT_FOUND : status === 503 ? UNAVAILABLE : FAILED)
 }
+
+export const notFoundPage = (reply: FastifyReply) => visitorPage(reply, 404)
