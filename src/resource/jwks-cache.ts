@@ -47,6 +47,11 @@ export interface JwksCache {
   getKey: JWTVerifyGetKey
   /** Loads the set now (at start, so that a wrong jwks_uri fails loudly). */
   load(): Promise<void>
+  /**
+   * Fetches the set unless an attempt was made less than `minIntervalMs` ago (then false). For a
+   * trusted source of kids (the authenticated feed), which needs no floor against made-up ones.
+   */
+  refetch(minIntervalMs: number): Promise<boolean>
   /** Grows when a refetch drops a kid: what was verified with a dropped key must be verified again. */
   readonly generation: number
   readonly fetches: number
@@ -98,15 +103,20 @@ export function createJwksCache(
     return inFlight
   }
 
+  /** Fetches the set unless an attempt was made less than `minIntervalMs` ago; says whether it did. */
+  async function refetch(minIntervalMs: number): Promise<boolean> {
+    if (!inFlight && performance.now() - attemptedAt < minIntervalMs) return false
+    await refresh()
+    return true
+  }
+
   const getKey: JWTVerifyGetKey = async (header, token) => {
     if (!keySet) await refresh()
     else if (performance.now() - fetchedAt > MAX_AGE_MS) refresh().catch(options.onError ?? (() => {}))
     try {
       return await keySet!(header, token)
     } catch (err) {
-      const unknownKid = err instanceof errors.JWKSNoMatchingKey
-      if (!unknownKid || performance.now() - attemptedAt < options.refetchFloorMs) throw err
-      await refresh()
+      if (!(err instanceof errors.JWKSNoMatchingKey) || !(await refetch(options.refetchFloorMs))) throw err
       return keySet!(header, token)
     }
   }
@@ -114,6 +124,7 @@ export function createJwksCache(
   return {
     getKey,
     load: refresh,
+    refetch,
     get generation() {
       return generation
     },

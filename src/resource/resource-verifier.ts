@@ -132,7 +132,6 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
           jwks,
           revocations,
           stalenessMs,
-          unknownKeyRetryMs: Math.max(floorMs, 100),
           logger,
         })
       : undefined
@@ -149,7 +148,7 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
             lastFeedContact: feed.lastContact?.toISOString() ?? null,
             maxFeedStalenessSeconds: stalenessMs / 1000,
           },
-          'revocation feed is stale: checking every access token by introspection',
+          'revocation feed is not current: checking every access token by introspection',
         )
       else logger.info({}, 'revocation feed is current again: verifying access tokens locally')
       reported = current

@@ -10,6 +10,12 @@ import { readRevocationEvent, SetError, SetKeyUnknownError } from './security-ev
 const MAX_EVENTS = 500
 const MIN_BACKOFF_MS = 200
 const MAX_BACKOFF_MS = 5_000
+/**
+ * A SET signed with a key we do not have yet (a rotation) refetches the JWKS at once: kids from the
+ * authenticated feed are trusted, so the refetch floor against made-up kids does not apply; this
+ * only keeps a key that really is missing from being asked for in a loop.
+ */
+const SET_KEY_REFETCH_MS = 1_000
 
 export interface RevocationFeedOptions {
   client: EventStreamClient
@@ -20,8 +26,6 @@ export interface RevocationFeedOptions {
   revocations: RevocationSet
   /** Out of contact longer than this, the feed is stale. */
   stalenessMs: number
-  /** After a SET with an unknown key, wait this long (the JWKS refetch floor) before asking again. */
-  unknownKeyRetryMs: number
   logger: ResourceLogger
 }
 
@@ -63,11 +67,21 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
     return performance.now() - lastContact <= options.stalenessMs
   }
 
+  async function read(jti: string, jws: unknown) {
+    try {
+      return await readRevocationEvent(jti, jws, options)
+    } catch (err) {
+      if (!(err instanceof SetKeyUnknownError)) throw err
+      if (!(await options.jwks.refetch(SET_KEY_REFETCH_MS).catch(() => false))) throw err
+      return readRevocationEvent(jti, jws, options)
+    }
+  }
+
   async function receive(sets: Record<string, unknown>): Promise<Receipt> {
     const receipt: Receipt = { ack: [], setErrs: {}, leftPending: false }
     for (const [jti, jws] of Object.entries(sets)) {
       try {
-        const revocation = await readRevocationEvent(jti, jws, options)
+        const revocation = await read(jti, jws)
         if (revocation) {
           options.revocations.add(revocation.kind, revocation.id, revocation.until)
           eventsReceived++
@@ -123,7 +137,11 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
           firstSync()
         }
         immediate = answer.moreAvailable
-        if (receipt.leftPending) await sleep(options.unknownKeyRetryMs, undefined, { signal: stop.signal })
+        if (receipt.leftPending) {
+          // An event we cannot read yet: the revocation set is not the server's state until we can.
+          synced = false
+          await sleep(SET_KEY_REFETCH_MS, undefined, { signal: stop.signal })
+        }
       } catch (err) {
         if (stop.signal.aborted) break
         if (longPoll && signal.aborted) {

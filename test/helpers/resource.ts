@@ -2,23 +2,23 @@ import { signJwt } from '../../src/tokens/access-token.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { exchangeCode, jwtClaims, type Party } from './fixtures.js'
 import { freePort } from './net.js'
-import { startTcpProxy, type TcpProxy } from './tcp-proxy.js'
+import { type HttpProxy, startHttpProxy } from './http-proxy.js'
 
 /**
- * The authorization server as a resource API meets it: listening on a real port, behind a TCP proxy
+ * The authorization server as a resource API meets it: listening on a real port, behind an HTTP proxy
  * a test can cut (the issuer URL is the proxy's, so discovery, keys, introspection and the feed all
  * go through it).
  */
 export interface ListeningAuthServer {
   t: TestApp
   issuer: string
-  proxy: TcpProxy
+  proxy: HttpProxy
   close(): Promise<void>
 }
 
 export async function startAuthServer(options: TestAppOptions = {}): Promise<ListeningAuthServer> {
   const serverPort = await freePort()
-  const proxy = await startTcpProxy(serverPort)
+  const proxy = await startHttpProxy(serverPort)
   const issuer = `http://127.0.0.1:${proxy.port}`
   const t = await buildTestApp({ ...options, env: { ISSUER: issuer, ...options.env } })
   await t.app.listen({ port: serverPort, host: '127.0.0.1' })
