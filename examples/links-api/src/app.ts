@@ -27,6 +27,10 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
     routerOptions: { maxParamLength: 200 },
   })
   await errorHandling(app)
+  // JSON and short pages only: no browser may guess another type for them.
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff')
+  })
   await app.register(linkauthResource, { verifier: deps.verifier, realm: 'links-api' })
   const links = createLinkService({ db: deps.db, clock: deps.clock ?? { now: () => new Date() } })
   await app.register(linkRoutes(links, linkInputSchemas(deps.config.publicUrl), deps.config.publicUrl))

@@ -1,9 +1,28 @@
 import { createResourceVerifier, type ResourceVerifier } from 'linkauth/resource'
-import { pino } from 'pino'
+import { type Logger, pino } from 'pino'
 import { buildLinksApp } from './app.js'
 import { connectLinksDatabase } from './db/connect.js'
 import { migrateLinksDatabase } from './db/migrator.js'
 import { LinksConfigError, loadLinksConfig } from './config.js'
+
+/** The authorization server may start after us (one compose file, one demo): wait up to a minute. */
+async function verifierWhenReachable(
+  create: () => Promise<ResourceVerifier>,
+  logger: Logger,
+  issuer: string,
+): Promise<ResourceVerifier> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create()
+    } catch (err) {
+      const unreachable = err instanceof TypeError && /fetch failed/.test(err.message)
+      if (!unreachable || attempt >= 30) throw err
+      if (attempt === 1)
+        logger.warn({ issuer }, 'authorization server not reachable yet; retrying for a minute')
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+    }
+  }
+}
 
 /** `npm run links-api`: the only place that reads the environment and listens. */
 async function main(): Promise<void> {
@@ -30,15 +49,20 @@ async function main(): Promise<void> {
   try {
     const applied = await migrateLinksDatabase(database.root)
     logger.info({ engine: config.databaseUrl ? 'postgres' : 'pglite', applied }, 'database ready')
-    verifier = await createResourceVerifier({
-      issuer: config.issuer,
-      audience: config.audience,
-      credentials: config.resourceServer,
-      mode: config.verification,
-      introspectionCacheSeconds: config.introspectionCacheSeconds,
-      maxFeedStalenessSeconds: config.maxFeedStalenessSeconds,
+    verifier = await verifierWhenReachable(
+      () =>
+        createResourceVerifier({
+          issuer: config.issuer,
+          audience: config.audience,
+          credentials: config.resourceServer,
+          mode: config.verification,
+          introspectionCacheSeconds: config.introspectionCacheSeconds,
+          maxFeedStalenessSeconds: config.maxFeedStalenessSeconds,
+          logger,
+        }),
       logger,
-    })
+      config.issuer,
+    )
   } catch (err) {
     logger.fatal({ err, issuer: config.issuer }, 'cannot start: database or authorization server unavailable')
     await database.close()
