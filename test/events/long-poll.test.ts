@@ -54,7 +54,7 @@ async function longPoll(
     body: JSON.stringify({ maxEvents: 100, ack }),
     ...(signal ? { signal } : {}),
   })
-  return { status: res.status, body: await res.json(), at: performance.now() }
+  return { status: res.status, body: (await res.json()) as Answer['body'], at: performance.now() }
 }
 
 /** Waits until `n` polls of the app are held (armed on its listener). */
