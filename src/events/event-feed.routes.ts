@@ -1,27 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { z } from 'zod'
 import type { Config } from '../config.js'
 import { OAuthError } from '../errors.js'
 import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
 import type { Services } from '../services.js'
 import { parseOrProblem } from '../web/parse.js'
-
-/** RFC 8936 §2.4 poll request members; unknown members are ignored. */
-export const pollRequestSchema = z.object({
-  ack: z.array(z.string().max(100)).max(1000, 'at most 1000 acknowledgements').default([]),
-  setErrs: z
-    .record(
-      z.string().max(100),
-      z.object({ err: z.string().max(100), description: z.string().max(1000).optional() }),
-    )
-    .refine((errs) => Object.keys(errs).length <= 1000, 'at most 1000 errors')
-    .default({}),
-  maxEvents: z.number().int().min(0).max(1000).default(100),
-  returnImmediately: z.boolean().default(false),
-})
-
-/** Creating a stream takes no parameters: no body, an empty one, or a JSON object. */
-export const createStreamRequestSchema = z.object({})
+import { createStreamRequestSchema, pollRequestSchema } from './event-feed.service.js'
 
 /** The feed speaks JSON (RFC 8936 §2.4); no body at all is fine too. */
 function assertJsonBody(request: FastifyRequest): void {

@@ -35,13 +35,42 @@ const SWEEP_INTERVAL_MS = 60_000
 /** While no notification listener is up, held polls look at the database this often. */
 const FALLBACK_RECHECK_MS = 500
 
+/** RFC 8936 §2.4 poll request members; unknown members are ignored. */
+export const pollRequestSchema = z.object({
+  ack: z
+    .array(z.string().max(100))
+    .max(1000, 'at most 1000 acknowledgements')
+    .default([])
+    .meta({ description: 'The jti of each SET received and processed: it is not delivered again.' }),
+  setErrs: z
+    .record(
+      z.string().max(100),
+      z.object({ err: z.string().max(100), description: z.string().max(1000).optional() }),
+    )
+    .refine((errs) => Object.keys(errs).length <= 1000, 'at most 1000 errors')
+    .default({})
+    .meta({
+      description:
+        'SETs received but not processable, by jti (RFC 8936 §2.4). Logged for the operator; they are not delivered again.',
+    }),
+  maxEvents: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(100)
+    .meta({ description: 'At most this many SETs; 0 only acknowledges and answers at once.' }),
+  returnImmediately: z
+    .boolean()
+    .default(false)
+    .meta({ description: 'false (default): hold the request until an event arrives or max wait passes.' }),
+})
+
 /** An RFC 8936 §2.4 poll request, validated. */
-export interface PollRequest {
-  ack: readonly string[]
-  setErrs: Readonly<Record<string, { err: string; description?: string | undefined }>>
-  maxEvents: number
-  returnImmediately: boolean
-}
+export type PollRequest = z.output<typeof pollRequestSchema>
+
+/** Creating a stream takes no parameters: no body, an empty one, or a JSON object. */
+export const createStreamRequestSchema = z.object({})
 
 /** An RFC 8936 §2.4 poll response: SETs by jti. */
 export interface PollResponse {
@@ -55,8 +84,8 @@ const unknownStream = () =>
     'No such event stream (unknown, idle too long, or not yours): create a new one.',
   )
 
-/** Acknowledgements name our events, which are UUIDs; anything else cannot match one. */
-const eventId = z.uuid()
+/** Acknowledgements and stream ids name our rows, which are UUIDs; anything else matches none. */
+const isUuid = (value: string) => z.uuid().safeParse(value).success
 
 export interface EventFeedDeps {
   db: Kysely<Database>
@@ -182,7 +211,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
       signal?: AbortSignal,
     ): Promise<PollResponse> {
       const now = clock.now()
-      if (!eventId.safeParse(streamId).success) throw unknownStream()
+      if (!isUuid(streamId)) throw unknownStream()
       if (!(await touchEventStream(db, { id: streamId, resourceServerId, now, idleSince: idleSince(now) })))
         throw unknownStream()
       const errors = Object.entries(request.setErrs)
@@ -192,11 +221,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
           'a resource server could not process security event tokens',
         )
       const received = [...request.ack, ...errors.map(([jti]) => jti)]
-      await acknowledgeEvents(
-        db,
-        streamId,
-        received.filter((id) => eventId.safeParse(id).success),
-      )
+      await acknowledgeEvents(db, streamId, received.filter(isUuid))
       if (request.maxEvents === 0) {
         // Acknowledge-only (RFC 8936 §2.4.1): no SETs, no wait; moreAvailable says whether to poll.
         const pending = await findPendingEvents(db, streamId, clock.now(), 1)

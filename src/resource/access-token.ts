@@ -1,22 +1,14 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose'
+import type { AccessTokenClaims as SignedClaims } from '../tokens/access-token-verifier.js'
 import { invalidToken, type ResourceAuthError, VerifierUnavailableError } from './errors.js'
 import { type JwksCache, SIGNATURE_ALGORITHMS } from './jwks-cache.js'
 
-/** The claims of a linkauth access token (RFC 9068), checked for presence and type. */
-export interface AccessTokenClaims {
-  iss: string
-  sub: string
-  aud: string | string[]
-  exp: number
-  iat: number
-  jti: string
-  client_id: string
-  /** Space-separated, as in the token. */
-  scope: string
-  /** The same, split. */
+/**
+ * The claims of a linkauth access token (RFC 9068) as the server signs them, checked for presence
+ * and type, with `scope` (space-separated) also split into `scopes`.
+ */
+export interface AccessTokenClaims extends SignedClaims {
   scopes: string[]
-  grant_id: string
-  family_id: string
 }
 
 const REQUIRED_CLAIMS = ['sub', 'client_id', 'jti', 'scope', 'grant_id', 'family_id', 'iat', 'exp']

@@ -23,7 +23,8 @@ import { createResourceServer, revokeRequest, type ResourceServerCredentials } f
 
 const PASSWORD = 'correct horse battery' // createParty's
 const INTROSPECT = '/api/oauth/introspect'
-const STALENESS_SECONDS = 1
+// Short, so the outage test is quick; not shorter, so a loaded machine does not look like an outage.
+const STALENESS_SECONDS = 3
 
 let server: ListeningAuthServer
 let credentials: ResourceServerCredentials
@@ -46,6 +47,16 @@ afterAll(async () => {
   await verifier.close()
   await server.close()
 })
+
+/** Another instance of the resource API: its own stream, the same credentials. */
+const subscribedVerifier = (maxFeedStalenessSeconds = STALENESS_SECONDS) =>
+  createResourceVerifier({
+    issuer: server.issuer,
+    audience: server.t.config.accessTokenAudience,
+    credentials,
+    maxFeedStalenessSeconds,
+    logger: captureLogger().logger,
+  })
 
 const introspectionsServed = () => requestsServed(server.t, INTROSPECT)
 
@@ -162,13 +173,7 @@ describe('the revocation feed', () => {
     const party = await createParty(server.t)
     const token = await accessToken(server.t, party)
     await revokeOnAccountPage(party)
-    const late = await createResourceVerifier({
-      issuer: server.issuer,
-      audience: server.t.config.accessTokenAudience,
-      credentials,
-      maxFeedStalenessSeconds: STALENESS_SECONDS,
-      logger: captureLogger().logger,
-    })
+    const late = await subscribedVerifier()
     try {
       expect(late.status().mode).toBe('local')
       await expect(late.verify(token)).rejects.toMatchObject({ code: 'token_revoked' })
@@ -250,13 +255,7 @@ describe('the revocation feed', () => {
   })
 
   it('close() ends the subscription', async () => {
-    const short = await createResourceVerifier({
-      issuer: server.issuer,
-      audience: server.t.config.accessTokenAudience,
-      credentials,
-      maxFeedStalenessSeconds: STALENESS_SECONDS,
-      logger: captureLogger().logger,
-    })
+    const short = await subscribedVerifier(0.5)
     await short.close()
     const contact = short.status().lastFeedContact
     await waitFor(() => short.status().mode === 'fallback', { what: 'staleness after close' })
