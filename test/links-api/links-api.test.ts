@@ -543,7 +543,9 @@ describe('revocation, key rotation and feed outages, end to end', () => {
       expect(calls()).toBe(before)
 
       feedDown = true
-      await expect.poll(() => second.verifier.status().mode, { timeout: 10_000, interval: 50 }).toBe('fallback')
+      await expect
+        .poll(() => second.verifier.status().mode, { timeout: 10_000, interval: 50 })
+        .toBe('fallback')
       expect(log.lines.some((l) => l.level === 'warn' && /stale/.test(l.msg ?? ''))).toBe(true)
       const readyz = await api('GET', '/readyz', undefined, undefined, { base: second.base })
       expect(readyz.body).toMatchObject({ status: 'ready', verification: { mode: 'fallback' } })
