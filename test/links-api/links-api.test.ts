@@ -546,7 +546,8 @@ describe('revocation, key rotation and feed outages, end to end', () => {
       await expect
         .poll(() => second.verifier.status().mode, { timeout: 10_000, interval: 50 })
         .toBe('fallback')
-      expect(log.lines.some((l) => l.level === 'warn' && /stale/.test(l.msg ?? ''))).toBe(true)
+      // The operator is told, in the service's log.
+      expect(log.lines.some((l) => l.level === 'warn' && /introspection/.test(l.msg ?? ''))).toBe(true)
       const readyz = await api('GET', '/readyz', undefined, undefined, { base: second.base })
       expect(readyz.body).toMatchObject({ status: 'ready', verification: { mode: 'fallback' } })
       const seen = await introspections()
@@ -562,6 +563,7 @@ describe('revocation, key rotation and feed outages, end to end', () => {
 
       feedDown = false
       await expect.poll(() => second.verifier.status().mode, { timeout: 10_000, interval: 50 }).toBe('local')
+      expect(log.lines.some((l) => l.level === 'info' && /locally/.test(l.msg ?? ''))).toBe(true)
       const other = (await exchangeCode(t, await createParty(t))).access_token
       const back = calls()
       expect((await api('GET', '/api/links', other, undefined, { base: second.base })).status).toBe(200)
