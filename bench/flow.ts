@@ -13,7 +13,8 @@ export interface BenchParty {
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback'
 
-async function admin<T>(server: BenchServer, path: string, body: unknown): Promise<T> {
+/** POST to the admin API of the bench server. */
+export async function admin<T>(server: BenchServer, path: string, body: unknown): Promise<T> {
   const res = await fetch(server.adminUrl + path, {
     method: 'POST',
     headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { exchangeCodes, mintCodes, prepareParty } from './flow.js'
+import { admin, exchangeCodes, mintCodes, prepareParty } from './flow.js'
 import { benchSettings, printHeader, runScenario, type ScenarioRow } from './scenario.js'
 import { type BenchServer, startBenchServer } from './server.js'
 
@@ -53,22 +53,12 @@ async function startLinksApi(server: BenchServer, env: Record<string, string>): 
   }
 }
 
-async function adminPost<T>(server: BenchServer, path: string, body: unknown): Promise<T> {
-  const res = await fetch(server.adminUrl + path, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  })
-  if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`)
-  return (await res.json()) as T
-}
-
 // Tokens must outlive the run: every scenario reuses them.
 const server = await startBenchServer({ env: { ACCESS_TOKEN_TTL: '3600' } })
 const rows: ScenarioRow[] = []
 try {
   const party = await prepareParty(server)
-  const rs = await adminPost<{ id: string; secret: string }>(server, '/admin/resource-servers', {
+  const rs = await admin<{ id: string; secret: string }>(server, '/admin/resource-servers', {
     name: 'Links API (bench)',
   })
   // One user, several tokens (as several sessions of one application would hold).
