@@ -1,8 +1,14 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createResourceVerifier, linkauthResource, type ResourceVerifier } from 'linkauth/resource'
+import { linkauthResource, type ResourceVerifier } from 'linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createParty } from '../helpers/fixtures.js'
-import { accessToken, resignedToken, startAuthServer, type ListeningAuthServer } from '../helpers/resource.js'
+import {
+  accessToken,
+  jwksOnlyVerifier,
+  resignedToken,
+  startAuthServer,
+  type ListeningAuthServer,
+} from '../helpers/resource.js'
 
 /** A resource API protected by the plugin, over real HTTP, in front of a live authorization server. */
 
@@ -17,11 +23,7 @@ const handled: string[] = []
 
 beforeAll(async () => {
   server = await startAuthServer()
-  verifier = await createResourceVerifier({
-    issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
-    revocationFeed: false,
-  })
+  verifier = await jwksOnlyVerifier(server)
   api = Fastify()
   await api.register(linkauthResource, { verifier, realm: 'links' })
   api.get('/public', async (request) => ({ public: true, auth: request.auth ?? null }))
