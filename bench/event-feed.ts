@@ -125,6 +125,7 @@ try {
     const pollers = await Promise.all(Array.from({ length: count }, startPoller))
     await pause(500) // every poller holding its first poll
     const fromCommit: number[] = []
+    const firstFromCommit: number[] = []
     for (let i = 0; i < revocations; i++) {
       const jti = randomUUID()
       await sql.query(
@@ -132,10 +133,13 @@ try {
         [jti],
       )
       const committed = performance.now()
-      for (const at of await delivered(pollers, jti)) fromCommit.push(at - committed)
+      const arrivals = (await delivered(pollers, jti)).map((at) => at - committed)
+      fromCommit.push(...arrivals)
+      firstFromCommit.push(Math.min(...arrivals))
       await pause(20)
     }
     report('commit (another process) → SET received', count, fromCommit)
+    if (count > 1) report('commit (another process) → SET received, first stream', count, firstFromCommit)
 
     const fromRequest: number[] = []
     const batch = tokens.accessTokens.slice(nextToken, nextToken + revocations)
