@@ -11,6 +11,32 @@ import { type Kysely, sql } from 'kysely'
  * Events that another event already covers are not written: a family revoked with its grant, or a
  * grant revoked because its client was disabled (one client event instead of one per user).
  */
+/** The three tables whose rows are revoked by setting a time, and that column. */
+const REVOCABLE = [
+  ['grants', 'revoked_at'],
+  ['refresh_families', 'revoked_at'],
+  ['clients', 'disabled_at'],
+] as const
+
+/**
+ * Runs `fn` after `column` goes from null to a time (revoked, disabled), and after a row is deleted
+ * while still live. The WHEN clauses keep every other update (last_used_at, …) free of the trigger.
+ */
+async function onRevokedOrDeleted(
+  db: Kysely<any>,
+  table: (typeof REVOCABLE)[number][0],
+  column: string,
+  fn: string,
+): Promise<void> {
+  const col = sql.id(column)
+  await sql`create trigger ${sql.id(`${table}_revoked_event`)} after update of ${col} on ${sql.id(table)}
+    for each row when (old.${col} is null and new.${col} is not null)
+    execute function ${sql.id(fn)}()`.execute(db)
+  await sql`create trigger ${sql.id(`${table}_deleted_event`)} after delete on ${sql.id(table)}
+    for each row when (old.${col} is null)
+    execute function ${sql.id(fn)}()`.execute(db)
+}
+
 export async function up(db: Kysely<any>): Promise<void> {
   // The lifetime of grant, family and client events: ACCESS_TOKEN_TTL plus clock leeway. The server
   // writes its configuration here at start, because triggers cannot read the environment.
@@ -101,12 +127,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db)
-  await sql`create trigger grants_revoked_event after update of revoked_at on grants for each row
-    when (old.revoked_at is null and new.revoked_at is not null)
-    execute function grant_revocation_event()`.execute(db)
-  await sql`create trigger grants_deleted_event after delete on grants for each row
-    when (old.revoked_at is null)
-    execute function grant_revocation_event()`.execute(db)
+  await onRevokedOrDeleted(db, 'grants', 'revoked_at', 'grant_revocation_event')
 
   // Refresh families: revoked alone (reuse, code replay, RFC 7009), or deleted while their grant lives.
   await sql`create function family_revocation_event() returns trigger language plpgsql as $$
@@ -130,12 +151,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db)
-  await sql`create trigger refresh_families_revoked_event after update of revoked_at on refresh_families
-    for each row when (old.revoked_at is null and new.revoked_at is not null)
-    execute function family_revocation_event()`.execute(db)
-  await sql`create trigger refresh_families_deleted_event after delete on refresh_families
-    for each row when (old.revoked_at is null)
-    execute function family_revocation_event()`.execute(db)
+  await onRevokedOrDeleted(db, 'refresh_families', 'revoked_at', 'family_revocation_event')
 
   // One access token (RFC 7009): kept until its own exp plus the leeway. ON CONFLICT DO NOTHING
   // inserts nothing the second time, so a repeated revocation writes no second event.
@@ -160,12 +176,7 @@ export async function up(db: Kysely<any>): Promise<void> {
       return null;
     end
   $$`.execute(db)
-  await sql`create trigger clients_disabled_event after update of disabled_at on clients for each row
-    when (old.disabled_at is null and new.disabled_at is not null)
-    execute function client_revocation_event()`.execute(db)
-  await sql`create trigger clients_deleted_event after delete on clients for each row
-    when (old.disabled_at is null)
-    execute function client_revocation_event()`.execute(db)
+  await onRevokedOrDeleted(db, 'clients', 'disabled_at', 'client_revocation_event')
 
   // Once per statement, delivered at commit (and collapsed per transaction): wakes the long polls.
   await sql`create function notify_revocation_events() returns trigger language plpgsql as $$
@@ -179,17 +190,11 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const [trigger, table] of [
-    ['grants_revoked_event', 'grants'],
-    ['grants_deleted_event', 'grants'],
-    ['refresh_families_revoked_event', 'refresh_families'],
-    ['refresh_families_deleted_event', 'refresh_families'],
-    ['revoked_access_tokens_event', 'revoked_access_tokens'],
-    ['clients_disabled_event', 'clients'],
-    ['clients_deleted_event', 'clients'],
-  ] as const) {
-    await sql`drop trigger if exists ${sql.id(trigger)} on ${sql.id(table)}`.execute(db)
+  for (const [table] of REVOCABLE) {
+    await sql`drop trigger if exists ${sql.id(`${table}_revoked_event`)} on ${sql.id(table)}`.execute(db)
+    await sql`drop trigger if exists ${sql.id(`${table}_deleted_event`)} on ${sql.id(table)}`.execute(db)
   }
+  await sql`drop trigger if exists revoked_access_tokens_event on revoked_access_tokens`.execute(db)
   for (const table of [
     'revocation_event_acks',
     'event_streams',

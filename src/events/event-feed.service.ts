@@ -11,12 +11,12 @@ import {
   acknowledgeEvents,
   deleteExpiredEvents,
   deleteIdleEventStreams,
-  findPendingEvents,
   insertEventStream,
   type RevocationEvent,
   touchEventStream,
   writeEventLifetime,
 } from './event-stream.repository.js'
+import { createPendingLookup } from './pending-lookup.js'
 import { createPollWakeup } from './poll-wakeup.js'
 import { signSecurityEventToken } from './security-event-token.js'
 
@@ -107,11 +107,14 @@ export interface EventFeedDeps {
 export function createEventFeedService(deps: EventFeedDeps) {
   const { db, clock, config, logger } = deps
   const wakeup = createPollWakeup({ fallbackMs: FALLBACK_RECHECK_MS })
+  const pendingEvents = createPendingLookup(db, clock)
   let started = false
   let sweeper: NodeJS.Timeout | undefined
   let stopListening: StopListening | undefined
 
   const idleSince = (now: Date) => addSeconds(now, -config.eventStreamIdleSeconds)
+  // A stream's last poll is recorded to a tenth of the idle time: plenty to tell idle from polled.
+  const touchBefore = (now: Date) => addSeconds(now, -config.eventStreamIdleSeconds / 10)
 
   function respond(events: RevocationEvent[], maxEvents: number, audience: string): PollResponse {
     const now = clock.now()
@@ -147,7 +150,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
       // Armed before reading, so that an event committed between the read and the wait still wakes it.
       const armed = wakeup.arm()
       try {
-        const events = await findPendingEvents(db, streamId, clock.now(), request.maxEvents + 1)
+        const events = await pendingEvents(streamId, request.maxEvents + 1)
         if (events.length > 0 || request.returnImmediately)
           return respond(events, request.maxEvents, audience)
         const outcome = await armed.wait(deadline - performance.now(), signal)
@@ -212,8 +215,14 @@ export function createEventFeedService(deps: EventFeedDeps) {
     ): Promise<PollResponse> {
       const now = clock.now()
       if (!isUuid(streamId)) throw unknownStream()
-      if (!(await touchEventStream(db, { id: streamId, resourceServerId, now, idleSince: idleSince(now) })))
-        throw unknownStream()
+      const stream = {
+        id: streamId,
+        resourceServerId,
+        now,
+        idleSince: idleSince(now),
+        touchBefore: touchBefore(now),
+      }
+      if (!(await touchEventStream(db, stream))) throw unknownStream()
       const errors = Object.entries(request.setErrs)
       if (errors.length > 0)
         logger.warn(
@@ -224,7 +233,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
       await acknowledgeEvents(db, streamId, received.filter(isUuid))
       if (request.maxEvents === 0) {
         // Acknowledge-only (RFC 8936 §2.4.1): no SETs, no wait; moreAvailable says whether to poll.
-        const pending = await findPendingEvents(db, streamId, clock.now(), 1)
+        const pending = await pendingEvents(streamId, 1)
         return { sets: {}, moreAvailable: pending.length > 0 }
       }
       return awaitEvents(streamId, resourceServerId, request, signal)

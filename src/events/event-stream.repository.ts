@@ -41,22 +41,28 @@ export async function insertEventStream(
 }
 
 /**
- * Marks a stream polled now. False when the resource server has no such stream, or it was idle
- * since `idleSince` (swept or about to be): the caller must start a new one.
+ * Checks that the resource server has this stream, not idle since `idleSince`, and records the poll.
+ * False when there is no such stream (or it idled out): the caller must start a new one. The write
+ * happens only when the last recorded poll is older than `touchBefore`, so that a stream polled
+ * again and again costs a read, not a commit, per poll.
  */
 export async function touchEventStream(
   db: Kysely<Database>,
-  stream: { id: string; resourceServerId: string; now: Date; idleSince: Date },
+  stream: { id: string; resourceServerId: string; now: Date; idleSince: Date; touchBefore: Date },
 ): Promise<boolean> {
-  const row = await db
-    .updateTable('event_streams')
-    .set({ last_polled_at: stream.now })
-    .where('id', '=', stream.id)
-    .where('resource_server_id', '=', stream.resourceServerId)
-    .where('last_polled_at', '>', stream.idleSince)
-    .returning('id')
-    .executeTakeFirst()
-  return row !== undefined
+  const { rows } = await sql<{ id: string }>`
+    with live as (
+      select id, last_polled_at from event_streams
+       where id = ${stream.id} and resource_server_id = ${stream.resourceServerId}
+         and last_polled_at > ${stream.idleSince}
+    ), touched as (
+      update event_streams as s set last_polled_at = ${stream.now}
+        from live
+       where s.id = live.id and live.last_polled_at < ${stream.touchBefore}
+    )
+    select id from live
+  `.execute(db)
+  return rows.length > 0
 }
 
 /** Records events as received by the stream; ids of no (or no longer a) event are ignored. */
@@ -73,32 +79,37 @@ export async function acknowledgeEvents(
   `.execute(db)
 }
 
-/** The stream's events not yet acknowledged and still relevant at `now`, oldest first. */
+/**
+ * For each stream, its events not acknowledged yet and still relevant at `now`, oldest first, at most
+ * `limit` each: one statement however many streams (a wake-up of every held poll is one query).
+ */
 export async function findPendingEvents(
   db: Kysely<Database>,
-  streamId: string,
+  streamIds: readonly string[],
   now: Date,
   limit: number,
-): Promise<RevocationEvent[]> {
-  const rows = await db
-    .selectFrom('revocation_events as e')
-    .selectAll('e')
-    .where('e.until', '>', now)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('revocation_event_acks as a')
-            .select('a.event_id')
-            .whereRef('a.event_id', '=', 'e.id')
-            .where('a.stream_id', '=', streamId),
-        ),
-      ),
-    )
-    .orderBy('e.created_at')
-    .orderBy('e.id')
-    .limit(limit)
-    .execute()
-  return rows.map(toRevocationEvent)
+): Promise<Map<string, RevocationEvent[]>> {
+  const pending = new Map<string, RevocationEvent[]>()
+  if (streamIds.length === 0) return pending
+  const { rows } = await sql<Row<'revocation_events'> & { stream_id: string }>`
+    select s.stream_id, e.*
+      from unnest(${streamIds}::uuid[]) as s (stream_id)
+      cross join lateral (
+        select * from revocation_events as r
+         where r.until > ${now}
+           and not exists (
+             select 1 from revocation_event_acks as a where a.stream_id = s.stream_id and a.event_id = r.id)
+         order by r.created_at, r.id
+         limit ${limit}
+      ) as e
+     order by s.stream_id, e.created_at, e.id
+  `.execute(db)
+  for (const row of rows) {
+    const list = pending.get(row.stream_id) ?? []
+    list.push(toRevocationEvent(row))
+    pending.set(row.stream_id, list)
+  }
+  return pending
 }
 
 /** Deletes events no token can need any more (their acknowledgements go with them). */

@@ -48,10 +48,11 @@ export interface JwksCache {
   /** Loads the set now (at start, so that a wrong jwks_uri fails loudly). */
   load(): Promise<void>
   /**
-   * Fetches the set unless an attempt was made less than `minIntervalMs` ago (then false). For a
-   * trusted source of kids (the authenticated feed), which needs no floor against made-up ones.
+   * Makes sure the set comes from a fetch started at or after `since` (performance.now() time);
+   * false when one already finished, so another cannot help. For a trusted source of kids (the
+   * authenticated feed), which needs no floor against made-up ones.
    */
-  refetch(minIntervalMs: number): Promise<boolean>
+  refetchSince(since: number): Promise<boolean>
   /** Grows when a refetch drops a kid: what was verified with a dropped key must be verified again. */
   readonly generation: number
   readonly fetches: number
@@ -103,9 +104,17 @@ export function createJwksCache(
     return inFlight
   }
 
-  /** Fetches the set unless an attempt was made less than `minIntervalMs` ago; says whether it did. */
-  async function refetch(minIntervalMs: number): Promise<boolean> {
-    if (!inFlight && performance.now() - attemptedAt < minIntervalMs) return false
+  /**
+   * Makes sure the set in memory comes from a fetch started at or after `since` (performance.now()
+   * time), joining one in flight; false when such a fetch has already finished, so fetching again
+   * cannot help.
+   */
+  async function refetchSince(since: number): Promise<boolean> {
+    if (inFlight) {
+      const started = attemptedAt
+      await inFlight.catch(() => {})
+      if (started >= since) return true
+    } else if (attemptedAt >= since) return false
     await refresh()
     return true
   }
@@ -116,7 +125,8 @@ export function createJwksCache(
     try {
       return await keySet!(header, token)
     } catch (err) {
-      if (!(err instanceof errors.JWKSNoMatchingKey) || !(await refetch(options.refetchFloorMs))) throw err
+      if (!(err instanceof errors.JWKSNoMatchingKey)) throw err
+      if (!(await refetchSince(performance.now() - options.refetchFloorMs))) throw err
       return keySet!(header, token)
     }
   }
@@ -124,7 +134,7 @@ export function createJwksCache(
   return {
     getKey,
     load: refresh,
-    refetch,
+    refetchSince,
     get generation() {
       return generation
     },

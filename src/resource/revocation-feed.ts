@@ -10,12 +10,8 @@ import { readRevocationEvent, SetError, SetKeyUnknownError } from './security-ev
 const MAX_EVENTS = 500
 const MIN_BACKOFF_MS = 200
 const MAX_BACKOFF_MS = 5_000
-/**
- * A SET signed with a key we do not have yet (a rotation) refetches the JWKS at once: kids from the
- * authenticated feed are trusted, so the refetch floor against made-up kids does not apply; this
- * only keeps a key that really is missing from being asked for in a loop.
- */
-const SET_KEY_REFETCH_MS = 1_000
+/** After a SET whose key is missing even from a key set fetched after it arrived: wait, then ask again. */
+const MISSING_KEY_RETRY_MS = 1_000
 
 export interface RevocationFeedOptions {
   client: EventStreamClient
@@ -67,21 +63,27 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
     return performance.now() - lastContact <= options.stalenessMs
   }
 
-  async function read(jti: string, jws: unknown) {
+  /**
+   * A SET signed with a key we lack (a rotation) fetches the JWKS at once, unless a fetch made after
+   * the SET arrived already missed it: kids from the authenticated feed are trusted, so the floor
+   * against made-up kids does not apply.
+   */
+  async function read(jti: string, jws: unknown, receivedAt: number) {
     try {
       return await readRevocationEvent(jti, jws, options)
     } catch (err) {
       if (!(err instanceof SetKeyUnknownError)) throw err
-      if (!(await options.jwks.refetch(SET_KEY_REFETCH_MS).catch(() => false))) throw err
+      if (!(await options.jwks.refetchSince(receivedAt).catch(() => false))) throw err
       return readRevocationEvent(jti, jws, options)
     }
   }
 
   async function receive(sets: Record<string, unknown>): Promise<Receipt> {
+    const receivedAt = performance.now()
     const receipt: Receipt = { ack: [], setErrs: {}, leftPending: false }
     for (const [jti, jws] of Object.entries(sets)) {
       try {
-        const revocation = await read(jti, jws)
+        const revocation = await read(jti, jws, receivedAt)
         if (revocation) {
           options.revocations.add(revocation.kind, revocation.id, revocation.until)
           eventsReceived++
@@ -140,7 +142,7 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
         if (receipt.leftPending) {
           // An event we cannot read yet: the revocation set is not the server's state until we can.
           synced = false
-          await sleep(SET_KEY_REFETCH_MS, undefined, { signal: stop.signal })
+          await sleep(MISSING_KEY_RETRY_MS, undefined, { signal: stop.signal })
         }
       } catch (err) {
         if (stop.signal.aborted) break

@@ -1,3 +1,4 @@
+import { createResourceVerifier, type ResourceVerifierOptions } from 'linkauth/resource'
 import { signJwt } from '../../src/tokens/access-token.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { exchangeCode, jwtClaims, type Party } from './fixtures.js'
@@ -31,6 +32,19 @@ export async function startAuthServer(options: TestAppOptions = {}): Promise<Lis
       await t.close()
     },
   }
+}
+
+/** A verifier of the server's tokens with its keys alone (no feed, no introspection). */
+export function jwksOnlyVerifier(
+  server: ListeningAuthServer,
+  options: Partial<ResourceVerifierOptions> = {},
+) {
+  return createResourceVerifier({
+    issuer: server.issuer,
+    audience: server.t.config.accessTokenAudience,
+    revocationFeed: false,
+    ...options,
+  })
 }
 
 /** Requests the server answered on a route (its own metrics count them), e.g. '/api/oauth/introspect'. */

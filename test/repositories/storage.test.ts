@@ -421,7 +421,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       expect(event!.until.getTime() - now.getTime()).toBe(150_000)
     })
 
-    it('streams: pending is unacknowledged and unexpired, oldest first; sweeping deletes both kinds', async () => {
+    it('streams: pending is unacknowledged and unexpired, oldest first, per stream; sweeping deletes both kinds', async () => {
       const db = database.db
       // Later than every other test's events, so that only these are pending.
       const later = new Date('2030-01-01T00:00:00Z')
@@ -431,34 +431,58 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         secretHash: 'h',
       })
       const stream = await insertEventStream(db, server.id, later)
+      const sibling = await insertEventStream(db, server.id, later)
       const jtis = [randomUUID(), randomUUID(), randomUUID()]
       for (const [i, jti] of jtis.entries()) {
         const at = new Date(later.getTime() + i * 1000)
         await denyAccessToken(db, jti, new Date(at.getTime() + (i + 1) * 60_000), at)
       }
-      const pending = await findPendingEvents(db, stream, later, 10)
+      const pendingJtis = async (at: Date, limit = 10, of = stream) =>
+        ((await findPendingEvents(db, [of], at, limit)).get(of) ?? []).map((e) => e.jti)
+      const pending = (await findPendingEvents(db, [stream], later, 10)).get(stream)!
       expect(pending.map((e) => e.jti)).toEqual(jtis)
-      expect((await findPendingEvents(db, stream, later, 2)).map((e) => e.jti)).toEqual(jtis.slice(0, 2))
+      expect(await pendingJtis(later, 2)).toEqual(jtis.slice(0, 2))
       await acknowledgeEvents(db, stream, [pending[1]!.id, randomUUID()])
       await acknowledgeEvents(db, stream, [pending[1]!.id])
-      expect((await findPendingEvents(db, stream, later, 10)).map((e) => e.jti)).toEqual([jtis[0], jtis[2]])
+      // One statement for both streams: each has its own acknowledgements.
+      const both = await findPendingEvents(db, [stream, sibling], later, 10)
+      expect(both.get(stream)!.map((e) => e.jti)).toEqual([jtis[0], jtis[2]])
+      expect(both.get(sibling)!.map((e) => e.jti)).toEqual(jtis)
       // The first event's until is later + 2 min: past it, it is no longer pending.
       const afterFirst = new Date(later.getTime() + 150_000)
-      expect((await findPendingEvents(db, stream, afterFirst, 10)).map((e) => e.jti)).toEqual([jtis[2]])
+      expect(await pendingJtis(afterFirst)).toEqual([jtis[2]])
 
-      const idleSince = new Date(later.getTime() - 1000)
-      expect(
-        await touchEventStream(db, { id: stream, resourceServerId: 'rs_other', now: later, idleSince }),
-      ).toBe(false)
-      expect(
-        await touchEventStream(db, { id: stream, resourceServerId: server.id, now: later, idleSince }),
-      ).toBe(true)
+      const lastPolled = async () =>
+        (
+          await db
+            .selectFrom('event_streams')
+            .select('last_polled_at')
+            .where('id', '=', stream)
+            .executeTakeFirstOrThrow()
+        ).last_polled_at
+      const touch = (resourceServerId: string, now: Date) =>
+        touchEventStream(db, {
+          id: stream,
+          resourceServerId,
+          now,
+          idleSince: new Date(now.getTime() - 600_000),
+          touchBefore: new Date(now.getTime() - 60_000),
+        })
+      expect(await touch('rs_other', later)).toBe(false)
+      // Polled 30 s later: live, and not written (the last poll is recent enough).
+      expect(await touch(server.id, new Date(later.getTime() + 30_000))).toBe(true)
+      expect(await lastPolled()).toEqual(later)
+      // Polled 90 s later: written.
+      const polled = new Date(later.getTime() + 90_000)
+      expect(await touch(server.id, polled)).toBe(true)
+      expect(await lastPolled()).toEqual(polled)
+      // Idle past its limit: no longer a stream.
+      expect(await touch(server.id, new Date(polled.getTime() + 600_000))).toBe(false)
+
       expect(await deleteExpiredEvents(db, afterFirst)).toBeGreaterThanOrEqual(1)
-      expect((await findPendingEvents(db, stream, later, 10)).map((e) => e.jti)).toEqual([jtis[2]])
-      expect(await deleteIdleEventStreams(db, later)).toBeGreaterThanOrEqual(1)
-      expect(
-        await touchEventStream(db, { id: stream, resourceServerId: server.id, now: later, idleSince }),
-      ).toBe(false)
+      expect(await pendingJtis(later)).toEqual([jtis[2]])
+      expect(await deleteIdleEventStreams(db, polled)).toBeGreaterThanOrEqual(2)
+      expect(await touch(server.id, polled)).toBe(false)
       const acks = await db
         .selectFrom('revocation_event_acks')
         .select('event_id')

@@ -2,7 +2,14 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { createResourceVerifier, linkauthResource, type ResourceVerifier } from 'linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createParty } from '../helpers/fixtures.js'
-import { accessToken, resignedToken, startAuthServer, type ListeningAuthServer } from '../helpers/resource.js'
+import {
+  accessToken,
+  jwksOnlyVerifier,
+  resignedToken,
+  startAuthServer,
+  type ListeningAuthServer,
+} from '../helpers/resource.js'
+import { createResourceServer } from '../helpers/tokens.js'
 
 /** A resource API protected by the plugin, over real HTTP, in front of a live authorization server. */
 
@@ -17,11 +24,7 @@ const handled: string[] = []
 
 beforeAll(async () => {
   server = await startAuthServer()
-  verifier = await createResourceVerifier({
-    issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
-    revocationFeed: false,
-  })
+  verifier = await jwksOnlyVerifier(server)
   api = Fastify()
   await api.register(linkauthResource, { verifier, realm: 'links' })
   api.get('/public', async (request) => ({ public: true, auth: request.auth ?? null }))
@@ -142,5 +145,33 @@ describe('linkauthResource', () => {
     })
     expect(ok.status).toBe(200)
     expect(handled).toEqual(['POST /links'])
+  })
+
+  it('a token that cannot be checked now (introspection unreachable): 503 with Retry-After', async () => {
+    const introspecting = await createResourceVerifier({
+      issuer: server.issuer,
+      audience: server.t.config.accessTokenAudience,
+      mode: 'introspection',
+      credentials: await createResourceServer(server.t),
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+    })
+    const other = Fastify()
+    await other.register(linkauthResource, { verifier: introspecting })
+    other.get('/links', { config: { scopes: ['links:read'] } }, async () => ({ ok: true }))
+    try {
+      server.proxy.cut((path) => path === '/api/oauth/introspect')
+      const res = await other.inject({ url: '/links', headers: { authorization: `Bearer ${readToken}` } })
+      expect(res.statusCode).toBe(503)
+      expect(res.headers['retry-after']).toBe('5')
+      expect(res.headers['www-authenticate']).toBeUndefined()
+      expect(res.json()).toMatchObject({ error: 'temporarily_unavailable' })
+      server.proxy.restore()
+      const ok = await other.inject({ url: '/links', headers: { authorization: `Bearer ${readToken}` } })
+      expect(ok.statusCode).toBe(200)
+    } finally {
+      server.proxy.restore()
+      await other.close()
+      await introspecting.close()
+    }
   })
 })

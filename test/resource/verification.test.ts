@@ -11,6 +11,7 @@ import { adminHeaders } from '../helpers/app.js'
 import { createParty, jwtClaims, type Party } from '../helpers/fixtures.js'
 import {
   accessToken,
+  jwksOnlyVerifier,
   nowSeconds,
   requestsServed,
   resignedToken,
@@ -28,11 +29,7 @@ let token: string
 
 beforeAll(async () => {
   server = await startAuthServer()
-  verifier = await createResourceVerifier({
-    issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
-    revocationFeed: false,
-  })
+  verifier = await jwksOnlyVerifier(server)
   party = await createParty(server.t, { grantScopes: ['links:read'] })
   token = await accessToken(server.t, party)
 })
@@ -177,12 +174,7 @@ describe('key rotation', () => {
   it('old and new tokens verify; an unknown kid refetches the JWKS at most once per floor', async () => {
     const floorSeconds = 2
     const servedBefore = await requestsServed(server.t, '/.well-known/jwks.json')
-    const rotating = await createResourceVerifier({
-      issuer: server.issuer,
-      audience: server.t.config.accessTokenAudience,
-      revocationFeed: false,
-      jwksRefetchFloorSeconds: floorSeconds,
-    })
+    const rotating = await jwksOnlyVerifier(server, { jwksRefetchFloorSeconds: floorSeconds })
     try {
       const created = Date.now()
       expect(rotating.stats().jwksFetches).toBe(1)
