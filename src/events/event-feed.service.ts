@@ -126,13 +126,14 @@ export function createEventFeedService(deps: EventFeedDeps) {
     return { sets, moreAvailable: events.length > maxEvents }
   }
 
+  /** Tells the triggers how long grant, family and client events live (they cannot read Config). */
+  const publishEventLifetime = () =>
+    writeEventLifetime(db, { accessTokenTtl: config.accessTokenTtl, leeway: EVENT_UNTIL_LEEWAY_SECONDS })
+
   async function sweep(): Promise<{ events: number; streams: number }> {
     const now = clock.now()
     // Also here, not only at start: a database that was down at start gets the setting later.
-    await writeEventLifetime(db, {
-      accessTokenTtl: config.accessTokenTtl,
-      leeway: EVENT_UNTIL_LEEWAY_SECONDS,
-    })
+    await publishEventLifetime()
     const events = await deleteExpiredEvents(db, now)
     const streams = await deleteIdleEventStreams(db, idleSince(now))
     return { events, streams }
@@ -170,16 +171,18 @@ export function createEventFeedService(deps: EventFeedDeps) {
     async start(): Promise<void> {
       if (started) return
       started = true
-      await writeEventLifetime(db, {
-        accessTokenTtl: config.accessTokenTtl,
-        leeway: EVENT_UNTIL_LEEWAY_SECONDS,
-      }).catch((err: unknown) => logger.warn({ err }, 'revocation event lifetime not written yet'))
+      await publishEventLifetime().catch((err: unknown) =>
+        logger.warn({ err }, 'revocation event lifetime not written yet'),
+      )
       stopListening = await deps.listen?.(REVOCATION_EVENTS_CHANNEL, {
         notify: () => wakeup.wakeAll(),
         listening: () => wakeup.setListening(true),
         lost: (err) => {
           wakeup.setListening(false)
-          logger.warn({ err }, 'revocation event listener lost; reconnecting (held polls look every 500 ms)')
+          logger.warn(
+            { err, recheckMs: FALLBACK_RECHECK_MS },
+            'revocation event listener lost; reconnecting (held polls look at the database meanwhile)',
+          )
         },
       })
       sweeper = setInterval(() => {
@@ -226,7 +229,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
       const errors = Object.entries(request.setErrs)
       if (errors.length > 0)
         logger.warn(
-          { resourceServerId, streamId, setErrs: Object.fromEntries(errors) },
+          { resourceServerId, streamId, setErrs: request.setErrs },
           'a resource server could not process security event tokens',
         )
       const received = [...request.ack, ...errors.map(([jti]) => jti)]
