@@ -8,8 +8,6 @@ export interface BenchServer {
   databaseUrl: string
   adminUrl: string
   adminToken: string
-  /** The fresh database the server runs on (other bench services may keep their schemas there). */
-  databaseUrl: string
   /** The server's process id (the primary's when WORKERS is above 1). */
   pid: number
   stop(): Promise<void>
@@ -71,7 +69,6 @@ export async function startBenchServer(
     databaseUrl: url.toString(),
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminToken: ADMIN_TOKEN,
-    databaseUrl: url.toString(),
     pid: child.pid!,
     stop: () =>
       new Promise((resolve) => {
