@@ -14,12 +14,14 @@ import { type BenchServer, startBenchServer } from './server.js'
  * `npm run bench:links`: a protected read of the links API (GET /api/links, a page of 20 links) at
  * BENCH_CONNECTIONS (64), with local verification (JWKS + revocation feed) against introspection on
  * every request (cache off), and with introspection's default 5 s cache. Each mode runs in a fresh
- * links API process, warmed up for 3 s before the BENCH_SECONDS (10) measured. Both services run as
+ * links API process, warmed up for 3 s before the BENCH_SECONDS (10) measured. BENCH_ONLY: mode
+ * name prefixes (`local`, `introspection`). Both services run as
  * their own processes: the authorization server's production build (dist/) and the links API, on
  * one fresh PostgreSQL database (the links API in its own schema).
  */
 const LINKS_PORT = 3402
 const WARM_UP_SECONDS = 3
+const only = process.env.BENCH_ONLY?.split(',')
 
 interface LinksProcess {
   baseUrl: string
@@ -37,7 +39,7 @@ async function startLinksApi(server: BenchServer, env: Record<string, string>): 
       LINKS_PUBLIC_URL: baseUrl,
       LINKS_DATABASE_URL: server.databaseUrl,
       LINKAUTH_ISSUER: server.baseUrl,
-      LINKS_LOG_LEVEL: 'warn',
+      LINKS_LOG_LEVEL: process.env.LINKS_LOG_LEVEL ?? 'warn',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -88,6 +90,7 @@ try {
   ] as const
   let seeded = false
   for (const [label, env] of modes) {
+    if (only && !only.some((o) => label.startsWith(o))) continue
     const links = await startLinksApi(server, { ...credentials, ...env })
     try {
       if (!seeded) {
@@ -118,7 +121,17 @@ try {
       }
       // A fresh process each time: warm it up (JIT, connection pools) before measuring.
       await autocannon({ ...options, connections: benchSettings.connections, duration: WARM_UP_SECONDS })
+      const calls = async () =>
+        (
+          (await (await fetch(`${links.baseUrl}/readyz`)).json()) as {
+            verification: { introspection_calls: number }
+          }
+        ).verification.introspection_calls
+      const before = await calls()
       rows.push(await runScenario(`GET /api/links, ${label}`, options))
+      console.log(
+        `${''.padEnd(4)}introspection calls by the links API during the run: ${(await calls()) - before}`,
+      )
     } finally {
       await links.stop()
     }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { performance } from 'node:perf_hooks'
 import type { EventStream, EventStreamClient, PollRequest } from './event-stream-client.js'
-import { UpstreamError } from './http.js'
+import { boundedSignal, UpstreamError } from './http.js'
 import type { JwksCache } from './jwks-cache.js'
 import type { ResourceLogger } from './logger.js'
 import type { RevocationSet } from './revocation-set.js'
@@ -117,7 +117,7 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
       const timeoutMs = longPoll
         ? Math.min(((stream?.maxWaitSeconds ?? 25) + 2) * 1000, options.stalenessMs / 2)
         : 5_000
-      const signal = AbortSignal.any([stop.signal, AbortSignal.timeout(timeoutMs)])
+      const { signal, clear } = boundedSignal(stop.signal, timeoutMs)
       try {
         if (!stream) {
           stream = await options.client.createStream(signal)
@@ -130,6 +130,7 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
           { ack: receipt.ack, setErrs: receipt.setErrs, maxEvents: MAX_EVENTS, returnImmediately: !longPoll },
           signal,
         )
+        clear()
         contact()
         failing = false
         backoff = MIN_BACKOFF_MS
@@ -145,6 +146,7 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
           await sleep(MISSING_KEY_RETRY_MS, undefined, { signal: stop.signal })
         }
       } catch (err) {
+        clear()
         if (stop.signal.aborted) break
         if (longPoll && signal.aborted) {
           immediate = true // our own bound on a long poll, not a failure

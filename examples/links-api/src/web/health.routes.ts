@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely'
 import type { ResourceVerifier } from 'linkauth/resource'
 import type { LinksDatabase } from '../db/database.js'
 
-/** Liveness, and readiness with how tokens are being verified right now (local, or introspection). */
+/** Liveness, and readiness with how tokens are verified right now (local, fallback or introspection) and the verifier's counters. */
 export function healthRoutes(db: Kysely<LinksDatabase>, verifier: ResourceVerifier) {
   return async (app: FastifyInstance) => {
     app.get('/healthz', async (_request, reply) => {
@@ -13,7 +13,14 @@ export function healthRoutes(db: Kysely<LinksDatabase>, verifier: ResourceVerifi
     app.get('/readyz', async (_request, reply) => {
       reply.header('cache-control', 'no-store')
       const { mode, feedConnected } = verifier.status()
-      const verification = { mode, feed_connected: feedConnected }
+      const { introspectionCalls, jwksFetches, feedEventsReceived } = verifier.stats()
+      const verification = {
+        mode,
+        feed_connected: feedConnected,
+        introspection_calls: introspectionCalls,
+        jwks_fetches: jwksFetches,
+        feed_events_received: feedEventsReceived,
+      }
       try {
         await sql`select 1`.execute(db)
       } catch {
