@@ -31,19 +31,28 @@ interface LinksProcess {
 
 async function startLinksApi(server: BenchServer, env: Record<string, string>): Promise<LinksProcess> {
   const baseUrl = `http://127.0.0.1:${LINKS_PORT}`
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'examples/links-api/src/main.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LINKS_PORT: String(LINKS_PORT),
-      LINKS_PUBLIC_URL: baseUrl,
-      LINKS_DATABASE_URL: server.databaseUrl,
-      LINKAUTH_ISSUER: server.baseUrl,
-      LINKS_LOG_LEVEL: process.env.LINKS_LOG_LEVEL ?? 'warn',
-      ...env,
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...(process.env.LINKS_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      '--import',
+      'tsx',
+      'examples/links-api/src/main.ts',
+    ],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LINKS_PORT: String(LINKS_PORT),
+        LINKS_PUBLIC_URL: baseUrl,
+        LINKS_DATABASE_URL: server.databaseUrl,
+        LINKAUTH_ISSUER: server.baseUrl,
+        LINKS_LOG_LEVEL: process.env.LINKS_LOG_LEVEL ?? 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
+  )
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(`${baseUrl}/readyz`)).ok) break
