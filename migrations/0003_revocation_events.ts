@@ -142,8 +142,10 @@ export async function up(db: Kysely<any>): Promise<void> {
         subject := new;
         event_time := new.revoked_at;
       end if;
-      -- Revoked with its grant (or its grant already gone): the grant's event covers it.
+      -- Revoked or deleted with its grant, user or client: their event covers it (a user's deletion
+      -- may reach the family before the grant, so the user is asked too).
       if exists (select 1 from grants g where g.id = subject.grant_id and g.revoked_at is null)
+         and exists (select 1 from users u where u.id = subject.user_id)
          and client_is_enabled(subject.client_id) then
         perform record_revocation_event('family-revoked', subject.grant_id, subject.id, null, null, event_time,
           revocation_event_until(event_time));
