@@ -93,36 +93,31 @@ export async function up(db: Kysely<any>): Promise<void> {
         (select access_token_ttl_seconds + leeway_seconds from revocation_event_settings), 660))
     $$`.execute(db)
 
+  // One event; `until` defaults to the revocation time + the configured lifetime.
   await sql`create function record_revocation_event(
       event_type text, event_grant_id uuid, event_family_id uuid, event_jti uuid, event_client_id text,
-      revoked_at timestamptz, event_until timestamptz)
+      revoked_at timestamptz, event_until timestamptz default null)
     returns void language sql as $$
       insert into revocation_events (type, grant_id, family_id, access_token_jti, client_id, created_at, until)
-      values (event_type, event_grant_id, event_family_id, event_jti, event_client_id, revoked_at, event_until)
+      values (event_type, event_grant_id, event_family_id, event_jti, event_client_id, revoked_at,
+              coalesce(event_until, revocation_event_until(revoked_at)))
     $$`.execute(db)
 
   await sql`create function client_is_enabled(id text) returns boolean language sql stable as $$
       select exists (select 1 from clients c where c.id = client_is_enabled.id and c.disabled_at is null)
     $$`.execute(db)
 
+  // The trigger functions below run on a revocation (UPDATE) or on the deletion of a live row: OLD
+  // has the row's ids in both cases. A deletion has no time of the application's, so the database's
+  // now() is its revocation time.
+
   // Grants: revoked (user, operator, client disabled), or deleted while live (user or client deleted).
-  // A delete has no application time, so the database's now() is the revocation time.
   await sql`create function grant_revocation_event() returns trigger language plpgsql as $$
-    declare
-      subject grants%rowtype;
-      event_time timestamptz;
     begin
-      if tg_op = 'DELETE' then
-        subject := old;
-        event_time := now();
-      else
-        subject := new;
-        event_time := new.revoked_at;
-      end if;
       -- A disabled or deleted client has its own event, which covers this grant.
-      if client_is_enabled(subject.client_id) then
-        perform record_revocation_event('grant-revoked', subject.id, null, null, null, event_time,
-          revocation_event_until(event_time));
+      if client_is_enabled(old.client_id) then
+        perform record_revocation_event('grant-revoked', old.id, null, null, null,
+          case when tg_op = 'DELETE' then now() else new.revoked_at end);
       end if;
       return null;
     end
@@ -131,22 +126,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Refresh families: revoked alone (reuse, code replay, RFC 7009), or deleted while their grant lives.
   await sql`create function family_revocation_event() returns trigger language plpgsql as $$
-    declare
-      subject refresh_families%rowtype;
-      event_time timestamptz;
     begin
-      if tg_op = 'DELETE' then
-        subject := old;
-        event_time := now();
-      else
-        subject := new;
-        event_time := new.revoked_at;
-      end if;
-      -- Revoked with its grant (or its grant already gone): the grant's event covers it.
-      if exists (select 1 from grants g where g.id = subject.grant_id and g.revoked_at is null)
-         and client_is_enabled(subject.client_id) then
-        perform record_revocation_event('family-revoked', subject.grant_id, subject.id, null, null, event_time,
-          revocation_event_until(event_time));
+      -- Revoked or deleted with its grant, user or client: their event covers it (a user's deletion
+      -- may reach the family before the grant, so the user is asked too).
+      if exists (select 1 from grants g where g.id = old.grant_id and g.revoked_at is null)
+         and exists (select 1 from users u where u.id = old.user_id)
+         and client_is_enabled(old.client_id) then
+        perform record_revocation_event('family-revoked', old.grant_id, old.id, null, null,
+          case when tg_op = 'DELETE' then now() else new.revoked_at end);
       end if;
       return null;
     end
@@ -168,11 +155,9 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // Clients: disabled by the operator, or deleted while enabled.
   await sql`create function client_revocation_event() returns trigger language plpgsql as $$
-    declare
-      event_time timestamptz := case when tg_op = 'DELETE' then now() else new.disabled_at end;
     begin
-      perform record_revocation_event('client-disabled', null, null, null, old.id, event_time,
-        revocation_event_until(event_time));
+      perform record_revocation_event('client-disabled', null, null, null, old.id,
+        case when tg_op = 'DELETE' then now() else new.disabled_at end);
       return null;
     end
   $$`.execute(db)

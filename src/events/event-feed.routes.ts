@@ -56,7 +56,9 @@ export function eventFeedRoutes(
         const poll = parseOrProblem(pollRequestSchema, request.body)
         // A client that hangs up ends its wait; the listener's fan-out forgets it.
         const gone = new AbortController()
-        reply.raw.once('close', () => gone.abort())
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) gone.abort()
+        })
         return services.events.poll(resourceServerId, request.params.stream_id, poll, gone.signal)
       },
     )

@@ -8,12 +8,11 @@ import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import type { ActiveSigningKey } from '../tokens/access-token.js'
 import {
-  acknowledgeEvents,
   deleteExpiredEvents,
   deleteIdleEventStreams,
   insertEventStream,
+  recordStreamPoll,
   type RevocationEvent,
-  touchEventStream,
   writeEventLifetime,
 } from './event-stream.repository.js'
 import { createPendingLookup } from './pending-lookup.js'
@@ -216,24 +215,23 @@ export function createEventFeedService(deps: EventFeedDeps) {
       request: PollRequest,
       signal?: AbortSignal,
     ): Promise<PollResponse> {
-      const now = clock.now()
       if (!isUuid(streamId)) throw unknownStream()
-      const stream = {
-        id: streamId,
+      const errors = Object.keys(request.setErrs)
+      const now = clock.now()
+      const live = await recordStreamPoll(db, {
+        streamId,
         resourceServerId,
+        acknowledged: [...request.ack, ...errors].filter(isUuid),
         now,
         idleSince: idleSince(now),
         touchBefore: touchBefore(now),
-      }
-      if (!(await touchEventStream(db, stream))) throw unknownStream()
-      const errors = Object.entries(request.setErrs)
+      })
+      if (!live) throw unknownStream()
       if (errors.length > 0)
         logger.warn(
           { resourceServerId, streamId, setErrs: request.setErrs },
           'a resource server could not process security event tokens',
         )
-      const received = [...request.ack, ...errors.map(([jti]) => jti)]
-      await acknowledgeEvents(db, streamId, received.filter(isUuid))
       if (request.maxEvents === 0) {
         // Acknowledge-only (RFC 8936 §2.4.1): no SETs, no wait; moreAvailable says whether to poll.
         const pending = await pendingEvents(streamId, 1)

@@ -41,42 +41,40 @@ export async function insertEventStream(
 }
 
 /**
- * Checks that the resource server has this stream, not idle since `idleSince`, and records the poll.
- * False when there is no such stream (or it idled out): the caller must start a new one. The write
- * happens only when the last recorded poll is older than `touchBefore`, so that a stream polled
- * again and again costs a read, not a commit, per poll.
+ * One poll's bookkeeping in ONE statement (one round trip): checks that the resource server has this
+ * stream and that it has not been idle since `idleSince`, records the events it acknowledges (ids of
+ * no event are ignored), and records the poll itself. False when there is no such stream: nothing is
+ * written, and the caller must start a new one. The poll time is written only when the recorded one
+ * is older than `touchBefore`, so that polling again and again without acknowledging costs no commit.
  */
-export async function touchEventStream(
+export async function recordStreamPoll(
   db: Kysely<Database>,
-  stream: { id: string; resourceServerId: string; now: Date; idleSince: Date; touchBefore: Date },
+  poll: {
+    streamId: string
+    resourceServerId: string
+    acknowledged: readonly string[]
+    now: Date
+    idleSince: Date
+    touchBefore: Date
+  },
 ): Promise<boolean> {
   const { rows } = await sql<{ id: string }>`
     with live as (
       select id, last_polled_at from event_streams
-       where id = ${stream.id} and resource_server_id = ${stream.resourceServerId}
-         and last_polled_at > ${stream.idleSince}
+       where id = ${poll.streamId} and resource_server_id = ${poll.resourceServerId}
+         and last_polled_at > ${poll.idleSince}
     ), touched as (
-      update event_streams as s set last_polled_at = ${stream.now}
+      update event_streams as s set last_polled_at = ${poll.now}
         from live
-       where s.id = live.id and live.last_polled_at < ${stream.touchBefore}
+       where s.id = live.id and live.last_polled_at < ${poll.touchBefore}
+    ), acknowledged as (
+      insert into revocation_event_acks (stream_id, event_id)
+      select live.id, e.id from live join revocation_events as e on e.id = any(${poll.acknowledged}::uuid[])
+      on conflict do nothing
     )
     select id from live
   `.execute(db)
   return rows.length > 0
-}
-
-/** Records events as received by the stream; ids of no (or no longer a) event are ignored. */
-export async function acknowledgeEvents(
-  db: Kysely<Database>,
-  streamId: string,
-  eventIds: readonly string[],
-): Promise<void> {
-  if (eventIds.length === 0) return
-  await sql`
-    insert into revocation_event_acks (stream_id, event_id)
-    select ${streamId}::uuid, e.id from revocation_events e where e.id = any(${eventIds}::uuid[])
-    on conflict do nothing
-  `.execute(db)
 }
 
 /**

@@ -10,12 +10,11 @@ import {
 import { isUniqueViolation } from '../../src/db/errors.js'
 import { REVOCATION_EVENTS_CHANNEL } from '../../src/events/event-feed.service.js'
 import {
-  acknowledgeEvents,
   deleteExpiredEvents,
   deleteIdleEventStreams,
   findPendingEvents,
   insertEventStream,
-  touchEventStream,
+  recordStreamPoll,
   writeEventLifetime,
 } from '../../src/events/event-stream.repository.js'
 import {
@@ -439,11 +438,22 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       }
       const pendingJtis = async (at: Date, limit = 10, of = stream) =>
         ((await findPendingEvents(db, [of], at, limit)).get(of) ?? []).map((e) => e.jti)
+      const poll = (resourceServerId: string, now: Date, acknowledged: string[] = []) =>
+        recordStreamPoll(db, {
+          streamId: stream,
+          resourceServerId,
+          acknowledged,
+          now,
+          idleSince: new Date(now.getTime() - 600_000),
+          touchBefore: new Date(now.getTime() - 60_000),
+        })
       const pending = (await findPendingEvents(db, [stream], later, 10)).get(stream)!
       expect(pending.map((e) => e.jti)).toEqual(jtis)
       expect(await pendingJtis(later, 2)).toEqual(jtis.slice(0, 2))
-      await acknowledgeEvents(db, stream, [pending[1]!.id, randomUUID()])
-      await acknowledgeEvents(db, stream, [pending[1]!.id])
+      // Another resource server's poll of this stream acknowledges nothing.
+      expect(await poll('rs_other', later, [pending[0]!.id])).toBe(false)
+      expect(await poll(server.id, later, [pending[1]!.id, randomUUID()])).toBe(true)
+      expect(await poll(server.id, later, [pending[1]!.id])).toBe(true)
       // One statement for both streams: each has its own acknowledgements.
       const both = await findPendingEvents(db, [stream, sibling], later, 10)
       expect(both.get(stream)!.map((e) => e.jti)).toEqual([jtis[0], jtis[2]])
@@ -460,29 +470,21 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
             .where('id', '=', stream)
             .executeTakeFirstOrThrow()
         ).last_polled_at
-      const touch = (resourceServerId: string, now: Date) =>
-        touchEventStream(db, {
-          id: stream,
-          resourceServerId,
-          now,
-          idleSince: new Date(now.getTime() - 600_000),
-          touchBefore: new Date(now.getTime() - 60_000),
-        })
-      expect(await touch('rs_other', later)).toBe(false)
+      expect(await poll('rs_other', later)).toBe(false)
       // Polled 30 s later: live, and not written (the last poll is recent enough).
-      expect(await touch(server.id, new Date(later.getTime() + 30_000))).toBe(true)
+      expect(await poll(server.id, new Date(later.getTime() + 30_000))).toBe(true)
       expect(await lastPolled()).toEqual(later)
       // Polled 90 s later: written.
       const polled = new Date(later.getTime() + 90_000)
-      expect(await touch(server.id, polled)).toBe(true)
+      expect(await poll(server.id, polled)).toBe(true)
       expect(await lastPolled()).toEqual(polled)
       // Idle past its limit: no longer a stream.
-      expect(await touch(server.id, new Date(polled.getTime() + 600_000))).toBe(false)
+      expect(await poll(server.id, new Date(polled.getTime() + 600_000))).toBe(false)
 
       expect(await deleteExpiredEvents(db, afterFirst)).toBeGreaterThanOrEqual(1)
       expect(await pendingJtis(later)).toEqual([jtis[2]])
       expect(await deleteIdleEventStreams(db, polled)).toBeGreaterThanOrEqual(2)
-      expect(await touch(server.id, polled)).toBe(false)
+      expect(await poll(server.id, polled)).toBe(false)
       const acks = await db
         .selectFrom('revocation_event_acks')
         .select('event_id')
