@@ -4,6 +4,8 @@ import pg from 'pg'
 /** Starts the production build (dist/) on a fresh PostgreSQL database, for benchmarks. */
 export interface BenchServer {
   baseUrl: string
+  /** The server's database (a scenario may write to it directly). */
+  databaseUrl: string
   adminUrl: string
   adminToken: string
   /** The server's process id (the primary's when WORKERS is above 1). */
@@ -14,10 +16,10 @@ export interface BenchServer {
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop'
 
 export async function startBenchServer(
-  options: { port?: number; adminPort?: number; env?: Record<string, string> } = {},
+  options: { port?: number; adminPort?: number; env?: Record<string, string>; database?: string } = {},
 ): Promise<BenchServer> {
   const adminUrlPg = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-  const dbName = 'linkauth_bench'
+  const dbName = options.database ?? 'linkauth_bench'
   const admin = new pg.Client({ connectionString: adminUrlPg })
   await admin.connect()
   await admin.query(`drop database if exists ${dbName} with (force)`)
@@ -64,6 +66,7 @@ export async function startBenchServer(
   }
   return {
     baseUrl,
+    databaseUrl: url.toString(),
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminToken: ADMIN_TOKEN,
     pid: child.pid!,

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { connectedAppsRoutes } from './accounts/connected-apps.routes.js'
 import { signInRoutes } from './accounts/sign-in.routes.js'
 import { healthRoutes } from './health/health.routes.js'
+import { eventFeedRoutes } from './events/event-feed.routes.js'
 import { createHttpServer } from './http-server.js'
 import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
 import { authorizeRoutes } from './oauth/authorize.routes.js'
@@ -27,8 +28,11 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   const services = options.services ?? createServices(options)
   // Signing keys are loaded (or made) before the first request; the key poll stops with the app.
   await services.signingKeys.start()
+  await services.events.start()
   const app = await createHttpServer(options)
   app.addHook('onClose', async () => services.signingKeys.stop())
+  // Before the server waits for in-flight requests: held polls answer now instead of at max wait.
+  app.addHook('preClose', async () => services.events.stop())
   await app.register(formbody, { bodyLimit: 64 * 1024 })
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
   recordHttpMetrics(app, services.metrics, 'public')
@@ -42,6 +46,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(tokenRoutes(services))
   await app.register(revokeRoutes(services))
   await app.register(introspectRoutes(services))
+  await app.register(eventFeedRoutes(services, options.config))
   await app.register(jwksRoutes(services))
   await app.register(metadataRoutes(options.config))
   await app.register(openApiRoutes(publicOpenApiDocument(options.config)))

@@ -79,6 +79,9 @@ export const configSchema = z.object({
       .optional(),
   ),
   TRUST_PROXY: booleanish,
+  // Below the server's 60 s socket inactivity timeout, which would cut a held poll.
+  EVENTS_MAX_WAIT_SECONDS: z.coerce.number().int().min(1).max(50).default(25),
+  EVENT_STREAM_IDLE_SECONDS: seconds(600),
 })
 
 type Env = z.output<typeof configSchema>
@@ -110,6 +113,10 @@ export interface Config {
   readonly signingAlg: Env['SIGNING_ALG']
   readonly redisUrl: string | undefined
   readonly trustProxy: boolean
+  /** How long a revocation-feed poll is held open when there is nothing to deliver. */
+  readonly eventsMaxWaitSeconds: number
+  /** A revocation-feed stream not polled for this long is deleted. */
+  readonly eventStreamIdleSeconds: number
 }
 
 export class ConfigError extends Error {
@@ -139,6 +146,11 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   if (e.REFRESH_TOKEN_ABSOLUTE_TTL < e.REFRESH_TOKEN_TTL) {
     throw new ConfigError('REFRESH_TOKEN_ABSOLUTE_TTL: expected a value no smaller than REFRESH_TOKEN_TTL')
   }
+  if (e.EVENT_STREAM_IDLE_SECONDS < 2 * e.EVENTS_MAX_WAIT_SECONDS) {
+    throw new ConfigError(
+      'EVENT_STREAM_IDLE_SECONDS: expected at least twice EVENTS_MAX_WAIT_SECONDS (a stream is polled again after each wait)',
+    )
+  }
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -164,6 +176,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     signingAlg: e.SIGNING_ALG,
     redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
+    eventsMaxWaitSeconds: e.EVENTS_MAX_WAIT_SECONDS,
+    eventStreamIdleSeconds: e.EVENT_STREAM_IDLE_SECONDS,
   })
 }
 

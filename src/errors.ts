@@ -18,6 +18,8 @@ export type OAuthErrorCode =
   | 'invalid_token'
   | 'server_error'
   | 'temporarily_unavailable'
+  /** The revocation event feed: no such stream (unknown, swept, or another resource server's). */
+  | 'invalid_stream'
 
 const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -34,6 +36,7 @@ const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_token: 401,
   server_error: 500,
   temporarily_unavailable: 503,
+  invalid_stream: 404,
 }
 
 export class OAuthError extends Error {

@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     clock: systemClock,
     logger,
     poolStats: database.poolStats,
+    listen: database.listen,
     processMetrics: true,
     ...(cluster.isWorker
       ? { metricsSource: (m: { registry: Registry }) => clusterMetricsSource(m.registry) }

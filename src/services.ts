@@ -6,6 +6,8 @@ import { createUserService } from './accounts/user.service.js'
 import { createClientService } from './clients/client.service.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
+import type { Listen } from './db/notifications.js'
+import { createEventFeedService } from './events/event-feed.service.js'
 import { createGrantService } from './grants/grant.service.js'
 import { createHealthService } from './health/health.service.js'
 import type { Clock } from './lib/clock.js'
@@ -25,6 +27,8 @@ export interface AppDeps {
   db: Kysely<Database>
   clock: Clock
   logger: Logger
+  /** The database's notifications (DatabaseHandle.listen): they wake held revocation-feed polls. */
+  listen?: Listen
   /** The PostgreSQL pool's figures, for the pool gauge. */
   poolStats?: () => PoolStats
   /** Process metrics (CPU, memory, event loop): on in the server, off in tests. */
@@ -36,7 +40,12 @@ export interface AppDeps {
 /** Wires every service once over the given dependencies. */
 export function createServices(deps: AppDeps) {
   const { db, clock, config } = deps
-  const metrics = createMetrics({ poolStats: deps.poolStats, processMetrics: deps.processMetrics })
+  const metrics = createMetrics({
+    poolStats: deps.poolStats,
+    processMetrics: deps.processMetrics,
+    // Read when scraped, after `events` below exists.
+    heldPolls: () => events.waiting,
+  })
   const grants = createGrantService(db, clock, config, {
     refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
     codeReplayed: () => metrics.codeReplays.inc(),
@@ -45,6 +54,15 @@ export function createServices(deps: AppDeps) {
   const signingKeys = createSigningKeyService(deps)
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
   const clients = createClientService(db, clock, grants)
+  const events = createEventFeedService({
+    db,
+    clock,
+    config,
+    logger: deps.logger,
+    signingKeys,
+    listen: deps.listen,
+    delivered: (count) => metrics.securityEventsDelivered.inc(count),
+  })
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -64,6 +82,7 @@ export function createServices(deps: AppDeps) {
     accessTokenVerifier,
     introspection: createIntrospectionService(config.issuer, accessTokenVerifier, grants),
     revocation: createRevocationService(accessTokenVerifier, grants),
+    events,
   }
 }
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { Database } from './database.js'
+import { type Listen, listenOnPostgres } from './notifications.js'
 
 export type DatabaseEngine = 'postgres' | 'pglite'
 
@@ -13,6 +14,8 @@ export interface DatabaseHandle {
   readonly engine: DatabaseEngine
   /** The pool's figures (PostgreSQL only), for metrics. */
   readonly poolStats?: () => { total: number; idle: number; waiting: number }
+  /** LISTEN on a channel: a connection of its own on PostgreSQL, the one engine in-process on PGlite. */
+  readonly listen: Listen
   /** Closes the pool or PGlite; safe to call twice. */
   close(): Promise<void>
 }
@@ -48,6 +51,7 @@ function connectPostgres(url: string, poolSize: number): DatabaseHandle {
     db,
     engine: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: listenOnPostgres(url),
     close: once(() => db.destroy()),
   }
 }
@@ -61,7 +65,13 @@ async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandl
     client = await PGlite.create()
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })
-  return { db, engine: 'pglite', close: once(() => db.destroy()) }
+  // One process, one engine: a commit's NOTIFY reaches the listener in the same process.
+  const listen: Listen = async (channel, handlers) => {
+    const unlisten = await client.listen(channel, () => handlers.notify())
+    handlers.listening()
+    return once(() => (client.closed ? Promise.resolve() : unlisten()))
+  }
+  return { db, engine: 'pglite', listen, close: once(() => db.destroy()) }
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

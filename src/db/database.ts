@@ -114,6 +114,41 @@ export interface ResourceServersTable {
   disabled_at: NullableTimestamp
 }
 
+export type RevocationEventType =
+  'grant-revoked' | 'family-revoked' | 'access-token-revoked' | 'client-disabled'
+
+/** Written only by the revocation triggers (migration 0003); read by the event feed. */
+export interface RevocationEventsTable {
+  id: Generated<string>
+  type: RevocationEventType
+  grant_id: string | null
+  family_id: string | null
+  access_token_jti: string | null
+  client_id: string | null
+  created_at: Timestamp
+  until: Timestamp
+}
+
+/** One row: the lifetime the triggers give grant, family and client events. */
+export interface RevocationEventSettingsTable {
+  singleton: ColumnType<boolean, boolean | undefined, never>
+  access_token_ttl_seconds: number
+  leeway_seconds: number
+}
+
+/** A resource server's subscription to the feed (RFC 8936 polling). */
+export interface EventStreamsTable {
+  id: Generated<string>
+  resource_server_id: string
+  created_at: Timestamp
+  last_polled_at: Timestamp
+}
+
+export interface RevocationEventAcksTable {
+  stream_id: string
+  event_id: string
+}
+
 export interface Database {
   users: UsersTable
   clients: ClientsTable
@@ -126,6 +161,10 @@ export interface Database {
   revoked_access_tokens: RevokedAccessTokensTable
   signing_keys: SigningKeysTable
   resource_servers: ResourceServersTable
+  revocation_events: RevocationEventsTable
+  revocation_event_settings: RevocationEventSettingsTable
+  event_streams: EventStreamsTable
+  revocation_event_acks: RevocationEventAcksTable
 }
 
 export type Row<T extends keyof Database> = Selectable<Database[T]>

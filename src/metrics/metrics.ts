@@ -11,7 +11,9 @@ export interface PoolStats {
  * Every metric linkauth exports, in a registry of its own (not prom-client's global one), so each
  * app built in a test has its own counts.
  */
-export function createMetrics(options: { poolStats?: () => PoolStats; processMetrics?: boolean } = {}) {
+export function createMetrics(
+  options: { poolStats?: () => PoolStats; heldPolls?: () => number; processMetrics?: boolean } = {},
+) {
   const registry = new Registry()
   if (options.processMetrics) collectDefaultMetrics({ register: registry, prefix: 'linkauth_' })
   const metrics = {
@@ -56,6 +58,11 @@ export function createMetrics(options: { poolStats?: () => PoolStats; processMet
       help: 'Sign-in attempts refused for a wrong email or password',
       registers: [registry],
     }),
+    securityEventsDelivered: new Counter({
+      name: 'linkauth_security_events_delivered_total',
+      help: 'Revocation events handed to resource servers as SETs (redeliveries included)',
+      registers: [registry],
+    }),
   }
   const { poolStats } = options
   if (poolStats) {
@@ -69,6 +76,17 @@ export function createMetrics(options: { poolStats?: () => PoolStats; processMet
         this.set({ state: 'total' }, stats.total)
         this.set({ state: 'idle' }, stats.idle)
         this.set({ state: 'waiting' }, stats.waiting)
+      },
+    })
+  }
+  const { heldPolls } = options
+  if (heldPolls) {
+    new Gauge({
+      name: 'linkauth_event_polls_waiting',
+      help: 'Revocation-feed polls held open or about to wait for an event',
+      registers: [registry],
+      collect() {
+        this.set(heldPolls())
       },
     })
   }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { invalidClient } from '../errors.js'
+import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
 import type { Services } from '../services.js'
-import { parseBasicAuthorization } from '../web/basic-auth.js'
 import { requireParameter } from './token-grant.js'
 import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
 
@@ -16,9 +15,7 @@ export function introspectRoutes(services: Pick<Services, 'resourceServers' | 'i
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     })
     app.post('/api/oauth/introspect', async (request) => {
-      const credentials = parseBasicAuthorization(request.headers.authorization)
-      if (!credentials || !(await services.resourceServers.authenticate(credentials.id, credentials.secret)))
-        throw invalidClient('Resource server authentication failed.')
+      await authenticateResourceServer(request.headers.authorization, services.resourceServers)
       assertTokenMediaType(request.headers['content-type'])
       const token = requireParameter(readTokenParameters(request.body), 'token')
       return services.introspection.introspect(token)

@@ -22,6 +22,8 @@ export function authorizationServerMetadata(config: Pick<Config, 'issuer'>) {
     revocation_endpoint_auth_methods_supported: ['none'],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
     authorization_response_iss_parameter_supported: true,
+    // Extension: where resource servers subscribe to revocation events (docs/integrating.md, "Events").
+    revocation_event_streams_endpoint: `${issuer}/api/events/streams`,
   }
 }
 

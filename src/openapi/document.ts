@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { newUserSchema } from '../accounts/user.service.js'
 import { newClientSchema } from '../clients/client.service.js'
 import type { Config } from '../config.js'
+import { createStreamRequestSchema, pollRequestSchema } from '../events/event-feed.service.js'
 import { newResourceServerSchema } from '../resource-servers/resource-server.service.js'
 import * as s from './schemas.js'
 
@@ -29,6 +30,9 @@ const ok = (description: string, schema: z.ZodType, mediaType?: string) => ({
 const oauthError = (description: string) => ok(description, s.oauthErrorSchema)
 const problem = (description: string) => ok(description, s.problemSchema, 'application/problem+json')
 const unavailable = { description: 'The database is unreachable; retry after `Retry-After` seconds.' }
+const feedAuthError = oauthError(
+  'invalid_client: missing or wrong resource-server credentials, or a disabled resource server (WWW-Authenticate: Basic).',
+)
 
 const formAndJson = (schema: z.ZodType) => ({
   required: true,
@@ -37,8 +41,8 @@ const formAndJson = (schema: z.ZodType) => ({
     'application/json': { schema: jsonSchema(schema, 'input') },
   },
 })
-const jsonBody = (schema: z.ZodType) => ({
-  required: true,
+const jsonBody = (schema: z.ZodType, required = true) => ({
+  required,
   content: { 'application/json': { schema: jsonSchema(schema, 'input') } },
 })
 
@@ -189,6 +193,45 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             '401': oauthError(
               'invalid_client: missing or wrong resource-server credentials (WWW-Authenticate: Basic).',
             ),
+            '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
+          },
+        },
+      },
+      '/api/events/streams': {
+        post: {
+          operationId: 'createEventStream',
+          summary:
+            'Revocation event feed: a new stream for one verifier instance, starting with every event still relevant.',
+          security: [{ resourceServer: [] }],
+          requestBody: jsonBody(createStreamRequestSchema, false),
+          responses: {
+            '201': ok('The stream and where to poll it.', s.createdEventStreamSchema),
+            '400': oauthError('invalid_request: the body is not a JSON object.'),
+            '401': feedAuthError,
+            '415': oauthError('invalid_request: a body that is not application/json.'),
+            '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
+          },
+        },
+      },
+      '/api/events/streams/{stream_id}/poll': {
+        post: {
+          operationId: 'pollEvents',
+          summary:
+            'Poll a stream (RFC 8936 §2.4): acknowledge, then receive pending SETs, waiting up to max_wait_seconds for one.',
+          security: [{ resourceServer: [] }],
+          parameters: [{ name: 'stream_id', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: jsonBody(pollRequestSchema, false),
+          responses: {
+            '200': ok(
+              'Pending SETs (unacknowledged ones again), or none after max wait or when the server stops.',
+              s.pollResponseSchema,
+            ),
+            '400': oauthError('invalid_request: a member is of the wrong type or out of range, or not JSON.'),
+            '401': feedAuthError,
+            '404': oauthError(
+              'invalid_stream: unknown, idle too long, or another resource server’s stream: create a new one.',
+            ),
+            '415': oauthError('invalid_request: a body that is not application/json.'),
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },

@@ -27,6 +27,7 @@ export const oauthErrorSchema = z.object({
     'invalid_scope',
     'server_error',
     'temporarily_unavailable',
+    'invalid_stream',
   ]),
   error_description: z.string(),
 })
@@ -104,6 +105,25 @@ export const inactiveTokenSchema = z.object({ active: z.literal(false) })
 
 export const introspectionResponseSchema = z.union([activeTokenSchema, inactiveTokenSchema])
 
+// ---- Revocation event feed (RFC 8417 SETs, RFC 8936 polling) ------------------------------------
+
+export const createdEventStreamSchema = z.object({
+  stream_id: z.string().meta({ description: 'Opaque; one stream per verifier instance.' }),
+  poll_endpoint: z.string().meta({ description: 'Where this stream is polled.' }),
+  max_wait_seconds: z
+    .number()
+    .int()
+    .meta({ description: 'How long a poll is held when nothing is pending.' }),
+})
+
+export const pollResponseSchema = z.object({
+  sets: z.record(z.string(), z.string()).meta({
+    description:
+      'Compact SETs (typ secevent+jwt, verifiable with jwks_uri) by their jti; empty when none arrived in time.',
+  }),
+  moreAvailable: z.boolean().meta({ description: 'More SETs are pending than maxEvents allowed.' }),
+})
+
 /** RFC 8414, exactly the members metadata.routes.ts answers. */
 export const authorizationServerMetadataSchema = z.object({
   issuer: z.string(),
@@ -121,6 +141,7 @@ export const authorizationServerMetadataSchema = z.object({
   revocation_endpoint_auth_methods_supported: z.array(z.literal('none')),
   introspection_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
   authorization_response_iss_parameter_supported: z.literal(true),
+  revocation_event_streams_endpoint: z.string(),
 })
 
 /** RFC 7517 key set: public keys only (EC P-256, OKP Ed25519 or RSA). */

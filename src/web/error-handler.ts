@@ -13,7 +13,8 @@ export type ErrorStyle = 'oauth' | 'problem' | 'html'
 
 export function errorStyleFor(url: string): ErrorStyle {
   const path = url.split('?', 1)[0]!
-  if (path.startsWith('/api/oauth/')) return 'oauth'
+  // The revocation event feed answers like introspection, whose credentials it takes.
+  if (path.startsWith('/api/oauth/') || path.startsWith('/api/events/')) return 'oauth'
   if (path.startsWith('/api/') || path.startsWith('/admin/') || path === '/admin') return 'problem'
   if (path.startsWith('/.well-known/') || path === '/healthz' || path === '/readyz') return 'problem'
   if (path === '/openapi.json') return 'problem'

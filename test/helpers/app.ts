@@ -44,6 +44,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     logger: createLogger(config.logLevel),
     poolStats: database.poolStats,
+    listen: database.listen,
   }
   const services = createServices(deps)
   const app = await buildApp({ ...deps, services })

@@ -218,6 +218,38 @@ describe('public listener answers match the document', () => {
     expect(refused.headers['www-authenticate']).toMatch(/^Basic/)
   })
 
+  it('the revocation event feed', async () => {
+    const rs = await t.services.resourceServers.createResourceServer({ name: 'Links API' })
+    const headers = { authorization: basic(rs.id, rs.secret), 'content-type': 'application/json' }
+    const create = 'POST /api/events/streams'
+    const created = await check('public', create, { url: '/api/events/streams', headers }, 201)
+    await check('public', create, { url: '/api/events/streams', headers, payload: '[]' }, 400)
+    await check('public', create, { url: '/api/events/streams', headers: {} }, 401)
+    await check(
+      'public',
+      create,
+      { url: '/api/events/streams', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' },
+      415,
+    )
+
+    const party = await createParty(t)
+    await t.services.connectedApps.revoke(party.userId, party.client.id)
+    const op = 'POST /api/events/streams/{stream_id}/poll'
+    const url = `/api/events/streams/${created.json().stream_id}/poll`
+    const poll = (payload: object) => ({ url, headers, payload: JSON.stringify(payload) })
+    const page = await check('public', op, poll({ returnImmediately: true }), 200)
+    expect(Object.keys(page.json().sets).length).toBeGreaterThan(0)
+    await check('public', op, poll({ maxEvents: -1 }), 400)
+    await check('public', op, { url, headers: { authorization: basic(rs.id, 'wrong') } }, 401)
+    await check('public', op, { ...poll({}), url: '/api/events/streams/no-such-stream/poll' }, 404)
+    await check(
+      'public',
+      op,
+      { url, headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' },
+      415,
+    )
+  })
+
   it('the account area JSON API', async (ctx) => {
     skipUnlessBuilt(ctx, 'GET /api/account/apps')
     const s = await seed(t)

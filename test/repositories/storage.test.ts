@@ -8,6 +8,16 @@ import {
   listClients,
 } from '../../src/clients/client.repository.js'
 import { isUniqueViolation } from '../../src/db/errors.js'
+import { REVOCATION_EVENTS_CHANNEL } from '../../src/events/event-feed.service.js'
+import {
+  acknowledgeEvents,
+  deleteExpiredEvents,
+  deleteIdleEventStreams,
+  findPendingEvents,
+  insertEventStream,
+  touchEventStream,
+  writeEventLifetime,
+} from '../../src/events/event-stream.repository.js'
 import {
   findAuthorizationCode,
   insertAuthorizationCode,
@@ -16,6 +26,7 @@ import {
 import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
+import { denyAccessToken } from '../../src/grants/token-status.repository.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import {
   findResourceServerSecretHash,
@@ -337,6 +348,147 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       expect(await findResourceServerSecretHash(db, server.id)).toBe('h')
       await db.updateTable('resource_servers').set({ disabled_at: now }).where('id', '=', server.id).execute()
       expect(await findResourceServerSecretHash(db, server.id)).toBeUndefined()
+    })
+  })
+
+  describe('revocation events', () => {
+    const eventsOf = (db: typeof database.db, column: 'grant_id' | 'access_token_jti', id: string) =>
+      db.selectFrom('revocation_events').selectAll().where(column, '=', id).execute()
+
+    it('a revocation records its event in its own transaction and notifies listeners at commit', async () => {
+      const { db, user, client } = await fixture()
+      let notified = 0
+      const stop = await database.listen(REVOCATION_EVENTS_CHANNEL, {
+        notify: () => notified++,
+        listening: () => {},
+        lost: () => {},
+      })
+      try {
+        const grant = await upsertGrant(
+          db,
+          { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+          now,
+        )
+        await db
+          .insertInto('refresh_families')
+          .values({ grant_id: grant.id, client_id: client.id, user_id: user.id, scopes: [], expires_at: now })
+          .execute()
+        await db
+          .transaction()
+          .execute(async (trx) => {
+            await revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test')
+            throw new Error('rolled back')
+          })
+          .catch(() => undefined)
+        expect(await eventsOf(db, 'grant_id', grant.id)).toEqual([])
+        await db.transaction().execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
+        // One event: the family revoked with its grant is covered by the grant's.
+        const events = await eventsOf(db, 'grant_id', grant.id)
+        expect(events).toHaveLength(1)
+        expect(events[0]).toMatchObject({ type: 'grant-revoked', family_id: null, created_at: now })
+        expect(events[0]!.until.getTime() - now.getTime()).toBe(660_000)
+        await expect.poll(() => notified, { timeout: 5_000 }).toBeGreaterThan(0)
+      } finally {
+        await stop()
+      }
+    })
+
+    it('deny-listing an access token twice records one event, until its exp + leeway', async () => {
+      const db = database.db
+      const jti = randomUUID()
+      const exp = new Date(now.getTime() + 600_000)
+      await denyAccessToken(db, jti, exp, now)
+      await denyAccessToken(db, jti, exp, now)
+      const events = await eventsOf(db, 'access_token_jti', jti)
+      expect(events).toHaveLength(1)
+      expect(events[0]!.until.getTime() - exp.getTime()).toBe(60_000)
+    })
+
+    it('the lifetime written for the triggers applies to later events', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      await writeEventLifetime(db, { accessTokenTtl: 120, leeway: 30 })
+      try {
+        await db.transaction().execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
+      } finally {
+        await writeEventLifetime(db, { accessTokenTtl: 600, leeway: 60 })
+      }
+      const [event] = await eventsOf(db, 'grant_id', grant.id)
+      expect(event!.until.getTime() - now.getTime()).toBe(150_000)
+    })
+
+    it('streams: pending is unacknowledged and unexpired, oldest first, per stream; sweeping deletes both kinds', async () => {
+      const db = database.db
+      // Later than every other test's events, so that only these are pending.
+      const later = new Date('2030-01-01T00:00:00Z')
+      const server = await insertResourceServer(db, {
+        id: `rs_${randomToken(8)}`,
+        name: 'API',
+        secretHash: 'h',
+      })
+      const stream = await insertEventStream(db, server.id, later)
+      const sibling = await insertEventStream(db, server.id, later)
+      const jtis = [randomUUID(), randomUUID(), randomUUID()]
+      for (const [i, jti] of jtis.entries()) {
+        const at = new Date(later.getTime() + i * 1000)
+        await denyAccessToken(db, jti, new Date(at.getTime() + (i + 1) * 60_000), at)
+      }
+      const pendingJtis = async (at: Date, limit = 10, of = stream) =>
+        ((await findPendingEvents(db, [of], at, limit)).get(of) ?? []).map((e) => e.jti)
+      const pending = (await findPendingEvents(db, [stream], later, 10)).get(stream)!
+      expect(pending.map((e) => e.jti)).toEqual(jtis)
+      expect(await pendingJtis(later, 2)).toEqual(jtis.slice(0, 2))
+      await acknowledgeEvents(db, stream, [pending[1]!.id, randomUUID()])
+      await acknowledgeEvents(db, stream, [pending[1]!.id])
+      // One statement for both streams: each has its own acknowledgements.
+      const both = await findPendingEvents(db, [stream, sibling], later, 10)
+      expect(both.get(stream)!.map((e) => e.jti)).toEqual([jtis[0], jtis[2]])
+      expect(both.get(sibling)!.map((e) => e.jti)).toEqual(jtis)
+      // The first event's until is later + 2 min: past it, it is no longer pending.
+      const afterFirst = new Date(later.getTime() + 150_000)
+      expect(await pendingJtis(afterFirst)).toEqual([jtis[2]])
+
+      const lastPolled = async () =>
+        (
+          await db
+            .selectFrom('event_streams')
+            .select('last_polled_at')
+            .where('id', '=', stream)
+            .executeTakeFirstOrThrow()
+        ).last_polled_at
+      const touch = (resourceServerId: string, now: Date) =>
+        touchEventStream(db, {
+          id: stream,
+          resourceServerId,
+          now,
+          idleSince: new Date(now.getTime() - 600_000),
+          touchBefore: new Date(now.getTime() - 60_000),
+        })
+      expect(await touch('rs_other', later)).toBe(false)
+      // Polled 30 s later: live, and not written (the last poll is recent enough).
+      expect(await touch(server.id, new Date(later.getTime() + 30_000))).toBe(true)
+      expect(await lastPolled()).toEqual(later)
+      // Polled 90 s later: written.
+      const polled = new Date(later.getTime() + 90_000)
+      expect(await touch(server.id, polled)).toBe(true)
+      expect(await lastPolled()).toEqual(polled)
+      // Idle past its limit: no longer a stream.
+      expect(await touch(server.id, new Date(polled.getTime() + 600_000))).toBe(false)
+
+      expect(await deleteExpiredEvents(db, afterFirst)).toBeGreaterThanOrEqual(1)
+      expect(await pendingJtis(later)).toEqual([jtis[2]])
+      expect(await deleteIdleEventStreams(db, polled)).toBeGreaterThanOrEqual(2)
+      expect(await touch(server.id, polled)).toBe(false)
+      const acks = await db
+        .selectFrom('revocation_event_acks')
+        .select('event_id')
+        .where('stream_id', '=', stream)
+        .execute()
+      expect(acks).toEqual([])
     })
   })
 })

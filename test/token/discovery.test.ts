@@ -42,6 +42,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       revocation_endpoint_auth_methods_supported: ['none'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
       authorization_response_iss_parameter_supported: true,
+      revocation_event_streams_endpoint: `${base}/api/events/streams`,
     })
   })
 })

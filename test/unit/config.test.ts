@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       accessTokenAudience: 'http://localhost:3000/api',
       signingAlg: 'ES256',
       trustProxy: false,
+      eventsMaxWaitSeconds: 25,
+      eventStreamIdleSeconds: 600,
     })
     expect(Object.isFrozen(c)).toBe(true)
   })
@@ -37,6 +39,8 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'true',
       ACCESS_TOKEN_AUDIENCE: 'https://api.example.com',
       SIGNING_ALG: 'EdDSA',
+      EVENTS_MAX_WAIT_SECONDS: '10',
+      EVENT_STREAM_IDLE_SECONDS: '60',
     })
     expect(c).toMatchObject({
       port: 8080,
@@ -49,6 +53,8 @@ describe('loadConfig', () => {
       trustProxy: true,
       accessTokenAudience: 'https://api.example.com',
       signingAlg: 'EdDSA',
+      eventsMaxWaitSeconds: 10,
+      eventStreamIdleSeconds: 60,
     })
   })
 
@@ -68,6 +74,9 @@ describe('loadConfig', () => {
     [{ WORKERS: 'many', DATABASE_URL: 'postgres://x/y' }, /^WORKERS: expected/],
     [{ SIGNING_ALG: 'HS256' }, /^SIGNING_ALG: expected one of "ES256", "EdDSA", "RS256"/],
     [{ REFRESH_TOKEN_TTL: '100', REFRESH_TOKEN_ABSOLUTE_TTL: '50' }, /^REFRESH_TOKEN_ABSOLUTE_TTL:/],
+    [{ EVENTS_MAX_WAIT_SECONDS: '51' }, /^EVENTS_MAX_WAIT_SECONDS: expected a number ≤ 50/],
+    [{ EVENTS_MAX_WAIT_SECONDS: '0' }, /^EVENTS_MAX_WAIT_SECONDS: expected a number ≥ 1/],
+    [{ EVENT_STREAM_IDLE_SECONDS: '49' }, /^EVENT_STREAM_IDLE_SECONDS: expected at least twice/],
   ])('%j → one line naming the variable', (env, message) => {
     let error: unknown
     try {

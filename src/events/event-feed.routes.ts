@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Config } from '../config.js'
+import { OAuthError } from '../errors.js'
+import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
+import type { Services } from '../services.js'
+import { parseOrProblem } from '../web/parse.js'
+import { createStreamRequestSchema, pollRequestSchema } from './event-feed.service.js'
+
+/** The feed speaks JSON (RFC 8936 §2.4); no body at all is fine too. */
+function assertJsonBody(request: FastifyRequest): void {
+  const type = request.headers['content-type']?.split(';', 1)[0]!.trim().toLowerCase()
+  if (request.body !== undefined && type !== 'application/json')
+    throw new OAuthError('invalid_request', 'Send the request body as application/json.', 415)
+}
+
+/** The revocation event feed: POST /api/events/streams and POST /api/events/streams/{id}/poll. */
+export function eventFeedRoutes(
+  services: Pick<Services, 'resourceServers' | 'events'>,
+  config: Pick<Config, 'issuer' | 'eventsMaxWaitSeconds'>,
+) {
+  return async (app: FastifyInstance) => {
+    // A poll or a stream creation may come with Content-Type: application/json and no body at all.
+    const json = app.getDefaultJsonParser('error', 'error')
+    app.removeContentTypeParser('application/json')
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if (body === '') done(null, undefined)
+      else json(request, body as string, done)
+    })
+    app.addHook('onRequest', async (_request, reply) => {
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    })
+
+    app.post('/api/events/streams', async (request, reply) => {
+      const resourceServerId = await authenticateResourceServer(
+        request.headers.authorization,
+        services.resourceServers,
+      )
+      assertJsonBody(request)
+      parseOrProblem(createStreamRequestSchema, request.body)
+      const streamId = await services.events.createStream(resourceServerId)
+      return reply.code(201).send({
+        stream_id: streamId,
+        poll_endpoint: `${config.issuer}/api/events/streams/${streamId}/poll`,
+        max_wait_seconds: config.eventsMaxWaitSeconds,
+      })
+    })
+
+    app.post<{ Params: { stream_id: string } }>(
+      '/api/events/streams/:stream_id/poll',
+      async (request, reply) => {
+        const resourceServerId = await authenticateResourceServer(
+          request.headers.authorization,
+          services.resourceServers,
+        )
+        assertJsonBody(request)
+        const poll = parseOrProblem(pollRequestSchema, request.body)
+        // A client that hangs up ends its wait; the listener's fan-out forgets it.
+        const gone = new AbortController()
+        reply.raw.once('close', () => gone.abort())
+        return services.events.poll(resourceServerId, request.params.stream_id, poll, gone.signal)
+      },
+    )
+  }
+}
