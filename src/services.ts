@@ -12,6 +12,8 @@ import type { Clock } from './lib/clock.js'
 import { createMetrics, type PoolStats } from './metrics/metrics.js'
 import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
+import { createRateLimitStore } from './rate-limit/rate-limit-store.js'
+import { createSignInThrottle } from './accounts/sign-in-throttle.service.js'
 import { createIntrospectionService } from './oauth/introspection.service.js'
 import { createRevocationService } from './oauth/revocation.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
@@ -45,6 +47,7 @@ export function createServices(deps: AppDeps) {
   const signingKeys = createSigningKeyService(deps)
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
   const clients = createClientService(db, clock, grants)
+  const rateLimitStore = createRateLimitStore({ config, clock, logger: deps.logger, metrics })
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -64,6 +67,8 @@ export function createServices(deps: AppDeps) {
     accessTokenVerifier,
     introspection: createIntrospectionService(config.issuer, accessTokenVerifier, grants),
     revocation: createRevocationService(accessTokenVerifier, grants),
+    rateLimitStore,
+    signInThrottle: createSignInThrottle(rateLimitStore.store, config),
   }
 }
 
