@@ -39,7 +39,9 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
   recordHttpMetrics(app, services.metrics, 'public')
   // Before the routes: its onRoute hook attaches each limit to its route.
-  await app.register(rateLimits({ store: services.rateLimitStore.store, metrics: services.metrics }, options.config))
+  await app.register(
+    rateLimits({ store: services.rateLimitStore.store, metrics: services.metrics }, options.config),
+  )
   await app.register(staticRoutes)
   await app.register(healthRoutes(services))
   if (options.config.metricsToken)

@@ -81,7 +81,14 @@ export function signInRoutes(
       const next = pending ? undefined : returnPath(nextKey)
       const email = formField(body, 'email') ?? ''
       const formPage = (alert: { failed: true } | { retryAfterSeconds: number }) =>
-        signInPage({ csrfToken: expected, requestId: pending?.id, clientName, next: next && nextKey, email, ...alert })
+        signInPage({
+          csrfToken: expected,
+          requestId: pending?.id,
+          clientName,
+          next: next && nextKey,
+          email,
+          ...alert,
+        })
 
       // Held back before the password is checked; the same for every email, existing or not.
       const account = services.signInThrottle.accountOf(email)

@@ -79,8 +79,17 @@ export function rateLimits(
       global: false,
       store: pluginStore(deps.store),
       // Retry-After comes with the 429 itself (the error handler); no X-RateLimit-* on every answer.
-      addHeaders: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false, 'retry-after': false },
-      addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
+      addHeaders: {
+        'x-ratelimit-limit': false,
+        'x-ratelimit-remaining': false,
+        'x-ratelimit-reset': false,
+        'retry-after': false,
+      },
+      addHeadersOnExceeding: {
+        'x-ratelimit-limit': false,
+        'x-ratelimit-remaining': false,
+        'x-ratelimit-reset': false,
+      },
     })
 
     const refuse = (limit: string, retryAfterMs: number) => {
@@ -140,7 +149,8 @@ export function rateLimits(
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
         const rule = rules[`${method === 'HEAD' ? 'GET' : method} ${route.url}`]
-        for (const [name, hook] of Object.entries(rule ?? {})) addRouteHook(route, name as keyof typeof rule, hook)
+        for (const [name, hook] of Object.entries(rule ?? {}))
+          addRouteHook(route, name as keyof typeof rule, hook)
       }
     })
   })

@@ -13,7 +13,7 @@ interface Engine {
   pass(ms: number): Promise<void>
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 const prefixes: string[] = []
 const connections: Redis[] = []
 afterAll(async () => {
