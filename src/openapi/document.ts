@@ -29,6 +29,11 @@ const ok = (description: string, schema: z.ZodType, mediaType?: string) => ({
 const oauthError = (description: string) => ok(description, s.oauthErrorSchema)
 const problem = (description: string) => ok(description, s.problemSchema, 'application/problem+json')
 const unavailable = { description: 'The database is unreachable; retry after `Retry-After` seconds.' }
+const rateLimited = oauthError(
+  'temporarily_unavailable: a rate limit (per client or resource server and address, or per address for ' +
+    'requests naming no valid caller); wait `Retry-After` seconds.',
+)
+const tooLarge = oauthError('invalid_request: the body is larger than BODY_LIMIT (64 KiB by default).')
 
 const formAndJson = (schema: z.ZodType) => ({
   required: true,
@@ -136,7 +141,13 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             },
             '303': { description: 'To the sign-in page (/login), which continues this request afterwards.' },
             '400': {
-              description: 'Unknown client or unregistered redirect_uri: an HTML page, never a redirect.',
+              description:
+                'Unknown client or unregistered redirect_uri, or more than 50 parameters: an HTML page, never a redirect.',
+              content: { 'text/html': {} },
+            },
+            '429': {
+              description:
+                'Too many requests from this address (AUTHORIZE_RATE_LIMIT): an HTML page with `Retry-After`, never a redirect.',
               content: { 'text/html': {} },
             },
           },
@@ -153,8 +164,9 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
               'invalid_request, invalid_grant, invalid_scope, unauthorized_client or unsupported_grant_type.',
             ),
             '401': oauthError('invalid_client: unknown or disabled client_id.'),
-            '413': oauthError('invalid_request: the body is larger than 64 KiB.'),
+            '413': tooLarge,
             '415': oauthError('invalid_request: neither form-encoded nor JSON.'),
+            '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },
@@ -173,6 +185,8 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             },
             '400': oauthError('invalid_request: no token.'),
             '401': oauthError('invalid_client: unknown or disabled client_id.'),
+            '413': tooLarge,
+            '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },
@@ -189,6 +203,8 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             '401': oauthError(
               'invalid_client: missing or wrong resource-server credentials (WWW-Authenticate: Basic).',
             ),
+            '413': tooLarge,
+            '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },

@@ -5,6 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, Browser, seed } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
 import { createParty, type Party } from '../helpers/fixtures.js'
+import { checkResponse, createValidator, type OpenApiDocument } from '../helpers/openapi.js'
 import { basicAuth, createResourceServer, type ResourceServerCredentials } from '../helpers/tokens.js'
 
 // Explicit small limits (the defaults are documented and checked in docs/operating.md), the memory
@@ -13,6 +14,8 @@ const clock = createTestClock(new Date('2026-04-02T09:00:00.000Z'))
 let t: TestApp
 let party: Party
 let rs: ResourceServerCredentials
+let openApi: OpenApiDocument
+const ajv = createValidator()
 beforeAll(async () => {
   t = await buildTestApp({
     clock,
@@ -26,6 +29,7 @@ beforeAll(async () => {
   })
   party = await createParty(t)
   rs = await createResourceServer(t)
+  openApi = (await t.app.inject({ url: '/openapi.json' })).json()
 })
 afterAll(async () => t.close())
 
@@ -58,6 +62,8 @@ const tokenRequest = (address: string, clientId = party.client.id, headers: Reco
 /** The 429 every OAuth endpoint answers: RFC 6749-shaped JSON, Retry-After, never cached. */
 function expectOAuth429(res: LightMyRequestResponse, maxWait = 60) {
   expect(res.statusCode).toBe(429)
+  // As the OpenAPI document says, for whichever endpoint answered.
+  expect(checkResponse(openApi, ajv, `POST ${res.raw.req.url}`, res)).toEqual([])
   expect(res.headers['content-type']).toMatch(/^application\/json/)
   expect(res.headers['cache-control']).toBe('no-store')
   const wait = Number(res.headers['retry-after'])
