@@ -43,7 +43,9 @@ function callerFrom(request: FastifyRequest, bodyClientId: boolean): string | un
   return id !== undefined && CALLER_ID.test(id) ? id : undefined
 }
 
-function addRouteHook(route: RouteOptions, name: 'onRequest' | 'preHandler' | 'onResponse', hook: Hook) {
+type HookName = 'onRequest' | 'preHandler' | 'onResponse'
+
+function addRouteHook(route: RouteOptions, name: HookName, hook: Hook) {
   const existing = route[name] as Hook | Hook[] | undefined
   route[name] = (existing === undefined ? [] : [existing].flat()).concat(hook) as never
 }
@@ -56,9 +58,10 @@ function addRouteHook(route: RouteOptions, name: 'onRequest' | 'preHandler' | 'o
  * - GET/POST /oauth/authorize and its continuation: AUTHORIZE_RATE_LIMIT per address per minute.
  * - token, revocation, introspection: a quota per (caller, address) per minute. The caller is the
  *   client_id (public, so not a credential: keyed with the address, nobody can spend another's
- *   quota) or the resource-server id. Requests naming no caller, and requests whose caller fails
- *   authentication (401), count against UNIDENTIFIED_RATE_LIMIT per address; once that is spent,
- *   every OAuth API request from the address waits, so made-up client ids buy no fresh quota.
+ *   quota) or the resource-server id. Requests naming no caller (whatever their answer: 400, 413,
+ *   415, …), and requests whose caller fails authentication (401), count against
+ *   UNIDENTIFIED_RATE_LIMIT per address; once that is spent, every OAuth API request from the
+ *   address waits, so neither garbage nor made-up client ids buy fresh quota.
  */
 export function rateLimits(
   deps: { store: CounterStore; metrics: Pick<Metrics, 'rateLimited'> },
@@ -104,40 +107,46 @@ export function rateLimits(
         errorResponseBuilder: (_request, context) => refuse(limit, context.ttl),
       })
 
+    /** Counts the request; refuses it once the limit is passed. */
+    const hit = async (limiter: Limiter, request: FastifyRequest, limit: string) => {
+      const result = await limiter(request)
+      if (!result.isAllowed && result.isExceeded) throw refuse(limit, result.ttl)
+    }
+    /** Refuses the request, without counting it, when the limit is spent. */
+    const spent = async (limiter: Limiter, request: FastifyRequest, limit: string) => {
+      const result = await limiter(request, { increment: false })
+      if (!result.isAllowed && result.remaining === 0) throw refuse(limit, result.ttl)
+    }
+
     const unidentified = app.createRateLimit({
       max: config.unidentifiedRateLimit,
       timeWindow: MINUTE,
       keyGenerator: (request) => `oauth_unidentified:${clientAddress(request)}`,
     })
-    const exceeded = async (limiter: Limiter, request: FastifyRequest, limit: string, peek = false) => {
-      const result = await limiter(request, { increment: !peek })
-      if (result.isAllowed) return
-      if (peek ? result.remaining === 0 : result.isExceeded) throw refuse(limit, result.ttl)
-    }
-
-    /** preHandler (the body names the client) and onResponse (a 401 counts as unidentified). */
     const perCaller = (limit: string, max: number, bodyClientId: boolean) => {
+      const caller = (request: FastifyRequest) => callerFrom(request, bodyClientId)
       const limiter = app.createRateLimit({
         max,
         timeWindow: MINUTE,
-        keyGenerator: (request) => `${limit}:${callerFrom(request, bodyClientId)}@${clientAddress(request)}`,
+        keyGenerator: (request) => `${limit}:${caller(request)}@${clientAddress(request)}`,
       })
       return {
+        // Before the body is read (cheap): an address that spent its unidentified quota waits.
+        onRequest: (request: FastifyRequest) => spent(unidentified, request, 'oauth_unidentified'),
         preHandler: async (request: FastifyRequest) => {
-          if (callerFrom(request, bodyClientId) === undefined)
-            return exceeded(unidentified, request, 'oauth_unidentified')
-          await exceeded(unidentified, request, 'oauth_unidentified', true)
-          await exceeded(limiter, request, limit)
+          if (caller(request) !== undefined) await hit(limiter, request, limit)
         },
+        // Whatever the answer (400, 401, 413, 415, …), a request that named no valid caller, or
+        // whose caller failed authentication, counts against its address.
         onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
-          if (reply.statusCode === 401 && callerFrom(request, bodyClientId) !== undefined)
-            await unidentified(request)
+          const status = reply.statusCode
+          if (status !== 429 && (status === 401 || caller(request) === undefined)) await unidentified(request)
         },
       }
     }
 
     const authorize = perAddress('authorize', config.authorizeRateLimit)
-    const rules: Record<string, Partial<Record<'onRequest' | 'preHandler' | 'onResponse', Hook>>> = {
+    const rules: Record<string, Partial<Record<HookName, Hook>>> = {
       'POST /login': { onRequest: perAddress('sign_in', config.signInRateLimit) },
       'GET /oauth/authorize': { onRequest: authorize },
       'GET /oauth/authorize/continue': { onRequest: authorize },
@@ -149,8 +158,7 @@ export function rateLimits(
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {
         const rule = rules[`${method === 'HEAD' ? 'GET' : method} ${route.url}`]
-        for (const [name, hook] of Object.entries(rule ?? {}))
-          addRouteHook(route, name as keyof typeof rule, hook)
+        for (const [name, hook] of Object.entries(rule ?? {})) addRouteHook(route, name as HookName, hook)
       }
     })
   })

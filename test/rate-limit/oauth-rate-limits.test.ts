@@ -133,6 +133,22 @@ describe('requests naming no valid caller: UNIDENTIFIED_RATE_LIMIT per address a
     expectOAuth429(await tokenRequest(address))
   })
 
+  it('garbage bodies count too, whatever their answer (415, 413)', async () => {
+    const address = newAddress()
+    const garbage = (contentType: string, payload: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/oauth/token',
+        remoteAddress: address,
+        headers: { 'content-type': contentType },
+        payload,
+      })
+    expect((await garbage('text/plain', 'hello')).statusCode).toBe(415)
+    expect((await garbage('application/json', '{not json')).statusCode).toBe(400)
+    expect((await garbage('application/x-www-form-urlencoded', 'a'.repeat(70_000))).statusCode).toBe(413)
+    expectOAuth429(await garbage('text/plain', 'hello'))
+  })
+
   it('garbage client ids count as none', async () => {
     const address = newAddress()
     for (let i = 0; i < 3; i++) await tokenRequest(address, '<script>'.repeat(i + 1))
