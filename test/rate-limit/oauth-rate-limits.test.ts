@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomToken } from '../../src/lib/secrets.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, Browser, seed } from '../helpers/browser.js'
+import { rateLimitedCount } from '../helpers/rate-limit.js'
 import { createTestClock } from '../helpers/clock.js'
 import { createParty, type Party } from '../helpers/fixtures.js'
 import { checkResponse, createValidator, type OpenApiDocument } from '../helpers/openapi.js'
@@ -75,20 +76,15 @@ function expectOAuth429(res: LightMyRequestResponse, maxWait = 60) {
   })
 }
 
-async function metric(limit: string): Promise<number> {
-  const text = await t.services.metrics.registry.getSingleMetricAsString('linkauth_rate_limited_total')
-  return Number(new RegExp(`limit="${limit}"} (\\d+)`).exec(text)?.[1] ?? 0)
-}
-
 describe('token endpoint: TOKEN_RATE_LIMIT per (client_id, address) a minute', () => {
   it('the 6th request of a minute gets 429 JSON with Retry-After, until the minute ends', async () => {
     const address = newAddress()
     for (let i = 0; i < 5; i++) expect((await tokenRequest(address)).statusCode).toBe(400)
-    const before = await metric('token')
+    const before = await rateLimitedCount(t, 'token')
     const refused = await tokenRequest(address)
     expectOAuth429(refused)
     expect(Number(refused.headers['retry-after'])).toBe(60) // the test clock has not moved
-    expect(await metric('token')).toBe(before + 1)
+    expect(await rateLimitedCount(t, 'token')).toBe(before + 1)
     clock.advance(60)
     expect((await tokenRequest(address)).statusCode).toBe(400)
   })
@@ -163,7 +159,7 @@ describe('revocation: REVOCATION_RATE_LIMIT per (client_id, address) a minute', 
       post('/api/oauth/revoke', address, { token: randomToken(), client_id: party.client.id })
     for (let i = 0; i < 3; i++) expect((await revoke()).statusCode).toBe(200)
     expectOAuth429(await revoke())
-    expect(await metric('revocation')).toBeGreaterThan(0)
+    expect(await rateLimitedCount(t, 'revocation')).toBeGreaterThan(0)
   })
 })
 

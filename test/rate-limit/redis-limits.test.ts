@@ -1,6 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { Writable } from 'node:stream'
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomToken } from '../../src/lib/secrets.js'
 import { systemClock } from '../../src/lib/clock.js'
@@ -12,6 +11,7 @@ import { Browser, PASSWORD, seed } from '../helpers/browser.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 import { createParty } from '../helpers/fixtures.js'
 import { freePort } from '../helpers/net.js'
+import { retryAfter } from '../helpers/rate-limit.js'
 import { checkRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from '../helpers/redis.js'
 
 // Real Redis (REQUIRE_REDIS=1 in CI makes its absence a failure) and real time: short windows.
@@ -45,8 +45,6 @@ const tokenRequest = (t: TestApp, clientId: string, address = '192.0.2.10') =>
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: `grant_type=refresh_token&refresh_token=${randomToken()}&client_id=${clientId}`,
   })
-
-const retryAfter = (res: LightMyRequestResponse) => Number(res.headers['retry-after'])
 
 describe.skipIf(!redisUp)('limits in Redis', () => {
   it('two instances sharing Redis share one limit (token endpoint)', async () => {
@@ -173,7 +171,7 @@ describe.skipIf(!redisUp)('when Redis goes away', () => {
     const { logger, lines } = capturedLogs()
     const metrics = createMetrics()
     const limits = createRateLimitStore({
-      config: { redisUrl: relay.url, rateLimitRedisPrefix: prefix },
+      config: { rateLimits: true, redisUrl: relay.url, rateLimitRedisPrefix: prefix },
       clock: systemClock,
       logger,
       metrics,

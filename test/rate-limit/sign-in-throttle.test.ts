@@ -1,7 +1,7 @@
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { Browser, PASSWORD, seed } from '../helpers/browser.js'
+import { rateLimitedCount, retryAfter } from '../helpers/rate-limit.js'
 import { createTestClock } from '../helpers/clock.js'
 
 // The sign-in limits with their production defaults (5 free failures, delay 1 s doubling to 900 s,
@@ -24,12 +24,6 @@ function sessionEnds(browser: Browser): Browser {
 
 /** A client at an address no other test uses. */
 const stranger = (app = t.app) => new Browser(app, `198.51.100.${++addressCounter % 250}`)
-const retryAfter = (res: LightMyRequestResponse) => Number(res.headers['retry-after'])
-
-async function metric(app: TestApp, limit: string): Promise<number> {
-  const text = await app.services.metrics.registry.getSingleMetricAsString('linkauth_rate_limited_total')
-  return Number(new RegExp(`limit="${limit}"} (\\d+)`).exec(text)?.[1] ?? 0)
-}
 
 describe('brute force of one account from one client: a growing delay', () => {
   it('5 failures are free; then each failure makes the next attempt wait 1 s, 2 s, 4 s, …', async () => {
@@ -216,7 +210,7 @@ describe('the 429 sign-in page', () => {
     const { email } = await seed(t)
     const attacker = stranger()
     for (let i = 0; i < 5; i++) await attacker.signIn(email, `guess ${i}`)
-    const before = await metric(t, 'sign_in_delay')
+    const before = await rateLimitedCount(t, 'sign_in_delay')
     const res = await attacker.signIn(email, 'secret guess')
     expect(res.statusCode).toBe(429)
     expect(res.headers['content-type']).toMatch(/^text\/html/)
@@ -229,7 +223,7 @@ describe('the 429 sign-in page', () => {
     expect(res.body).toContain('<label for="password">Password</label>')
     expect(res.body).not.toContain('secret guess')
     expect(res.body).not.toMatch(/<script|at .*\.ts:\d+/)
-    expect(await metric(t, 'sign_in_delay')).toBe(before + 1)
+    expect(await rateLimitedCount(t, 'sign_in_delay')).toBe(before + 1)
   })
 })
 
@@ -254,7 +248,7 @@ describe('POST /login per address (SIGN_IN_RATE_LIMIT, default 30 a minute)', ()
       expect(refused.body).toContain('<h1 id="error-title">Too many requests</h1>')
       expect(refused.body).toMatch(/Wait \d+ seconds?, then go back and try again\./)
       expect(refused.body).not.toMatch(/<script|Error:|at .*\.ts:\d+/)
-      expect(await metric(limited, 'sign_in')).toBe(1)
+      expect(await rateLimitedCount(limited, 'sign_in')).toBe(1)
 
       expect((await new Browser(limited.app, '203.0.113.51').signIn(email, PASSWORD)).statusCode).toBe(303)
       clock.advance(60)
