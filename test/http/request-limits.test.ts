@@ -23,16 +23,19 @@ beforeAll(async () => {
 afterAll(async () => t.close())
 
 const form = (fields: [string, string][]) => new URLSearchParams(fields).toString()
+/** A POST through app.inject (sizes and parameters are checked before anything needs real HTTP). */
+const send = (url: string, contentType: string, payload: string, app = t.app) =>
+  app.inject({ method: 'POST', url, headers: { 'content-type': contentType }, payload })
+const FORM = 'application/x-www-form-urlencoded'
 const many = (n: number) => Array.from({ length: n }, (_, i): [string, string] => [`p${i}`, 'v'])
 
 describe('body size (BODY_LIMIT, 64 KiB)', () => {
   it('an oversized body on the OAuth API → 413 invalid_request JSON', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `grant_type=refresh_token&refresh_token=${'a'.repeat(65 * 1024)}`,
-    })
+    const res = await send(
+      '/api/oauth/token',
+      FORM,
+      `grant_type=refresh_token&refresh_token=${'a'.repeat(65 * 1024)}`,
+    )
     expect(res.statusCode).toBe(413)
     expect(res.json()).toEqual({
       error: 'invalid_request',
@@ -41,23 +44,17 @@ describe('body size (BODY_LIMIT, 64 KiB)', () => {
   })
 
   it('an oversized JSON body → 413 JSON as well', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth/introspect',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify({ token: 'a'.repeat(65 * 1024) }),
-    })
+    const res = await send(
+      '/api/oauth/introspect',
+      'application/json',
+      JSON.stringify({ token: 'a'.repeat(65 * 1024) }),
+    )
     expect(res.statusCode).toBe(413)
     expect(res.json().error).toBe('invalid_request')
   })
 
   it('an oversized sign-in form → 413 page', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/login',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `email=a%40example.com&password=${'a'.repeat(65 * 1024)}`,
-    })
+    const res = await send('/login', FORM, `email=a%40example.com&password=${'a'.repeat(65 * 1024)}`)
     expect(res.statusCode).toBe(413)
     expect(res.headers['content-type']).toMatch(/^text\/html/)
     expect(res.body).toContain('The request body is too large.')
@@ -67,15 +64,9 @@ describe('body size (BODY_LIMIT, 64 KiB)', () => {
   it('BODY_LIMIT sets another limit', async () => {
     const small = await buildTestApp({ database: t.database, env: { BODY_LIMIT: '2048' } })
     try {
-      const send = (size: number) =>
-        small.app.inject({
-          method: 'POST',
-          url: '/api/oauth/revoke',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: `token=${'a'.repeat(size)}`,
-        })
-      expect((await send(1500)).statusCode).toBe(401) // read (it names no client), not refused for size
-      expect((await send(3000)).statusCode).toBe(413)
+      const revoke = (size: number) => send('/api/oauth/revoke', FORM, `token=${'a'.repeat(size)}`, small.app)
+      expect((await revoke(1500)).statusCode).toBe(401) // read (it names no client), not refused for size
+      expect((await revoke(3000)).statusCode).toBe(413)
     } finally {
       await small.close()
     }
@@ -84,41 +75,29 @@ describe('body size (BODY_LIMIT, 64 KiB)', () => {
 
 describe('parameters: at most 50, each at most 4096 characters', () => {
   it('a token request of 51 form parameters → 400 invalid_request JSON; 50 are read', async () => {
-    const send = (fields: [string, string][]) =>
-      t.app.inject({
-        method: 'POST',
-        url: '/api/oauth/token',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        payload: form(fields),
-      })
-    const tooMany = await send([['grant_type', 'refresh_token'], ...many(50)])
+    const token = (fields: [string, string][]) => send('/api/oauth/token', FORM, form(fields))
+    const tooMany = await token([['grant_type', 'refresh_token'], ...many(50)])
     expect(tooMany.statusCode).toBe(400)
     expect(tooMany.json()).toEqual({
       error: 'invalid_request',
       error_description: 'The request has more than 50 parameters.',
     })
-    const fifty = await send([['grant_type', 'refresh_token'], ...many(49)])
+    const fifty = await token([['grant_type', 'refresh_token'], ...many(49)])
     expect(fifty.json().error_description).toBe('refresh_token is required.')
   })
 
   it('a repeated parameter counts each time', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth/revoke',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: Array.from({ length: 51 }, () => 'token=x').join('&'),
-    })
+    const res = await send('/api/oauth/revoke', FORM, Array.from({ length: 51 }, () => 'token=x').join('&'))
     expect(res.statusCode).toBe(400)
     expect(res.json().error_description).toBe('The request has more than 50 parameters.')
   })
 
   it('a JSON body of 51 members → 400 invalid_request', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth/token',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify(Object.fromEntries(many(51))),
-    })
+    const res = await send(
+      '/api/oauth/token',
+      'application/json',
+      JSON.stringify(Object.fromEntries(many(51))),
+    )
     expect(res.statusCode).toBe(400)
     expect(res.json().error).toBe('invalid_request')
   })

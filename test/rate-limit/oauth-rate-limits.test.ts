@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, Browser, seed } from '../helpers/browser.js'
 import { rateLimitedCount } from '../helpers/rate-limit.js'
 import { createTestClock } from '../helpers/clock.js'
-import { createParty, type Party } from '../helpers/fixtures.js'
+import { createParty, type Party, tokenRequest as postToken } from '../helpers/fixtures.js'
 import { checkResponse, createValidator, type OpenApiDocument } from '../helpers/openapi.js'
 import { basicAuth, createResourceServer, type ResourceServerCredentials } from '../helpers/tokens.js'
 
@@ -224,15 +224,8 @@ describe('RATE_LIMITS=false (benchmarks)', () => {
       env: { RATE_LIMITS: 'false', TOKEN_RATE_LIMIT: '1', UNIDENTIFIED_RATE_LIMIT: '1' },
     })
     try {
-      for (let i = 0; i < 5; i++) {
-        const res = await open.app.inject({
-          method: 'POST',
-          url: '/api/oauth/token',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          payload: `grant_type=refresh_token&refresh_token=x&client_id=${party.client.id}`,
-        })
-        expect(res.statusCode).toBe(400)
-      }
+      const params = { grant_type: 'refresh_token', refresh_token: 'x', client_id: party.client.id }
+      for (let i = 0; i < 5; i++) expect((await postToken(open, params)).statusCode).toBe(400)
     } finally {
       await open.close()
     }
