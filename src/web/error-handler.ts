@@ -4,9 +4,11 @@ import {
   OAuthError,
   type OAuthErrorCode,
   ProblemError,
+  RateLimitedError,
   statusTitle,
 } from '../errors.js'
 import { errorPage } from './layout.js'
+import { rateLimitedPage } from './pages/rate-limited.page.js'
 
 /** How a path answers errors: RFC 6749 JSON, RFC 9457 problem+json, or a page for a person. */
 export type ErrorStyle = 'oauth' | 'problem' | 'html'
@@ -35,6 +37,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     request.log.error({ err: error }, status === 503 ? 'database unavailable' : 'unexpected error')
   }
   if (status === 503) reply.header('retry-after', '5')
+  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
   if (oauth.code === 'invalid_client' && style === 'oauth')
     reply.header('www-authenticate', 'Basic realm="linkauth"')
   reply.code(status)
@@ -46,6 +49,12 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   if (style === 'problem') {
     return reply.type('application/problem+json; charset=utf-8').send(problem.toJSON())
+  }
+  if (error instanceof RateLimitedError) {
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(rateLimitedPage(error.retryAfterSeconds))
   }
   return reply.type('text/html; charset=utf-8').send(
     errorPage({
@@ -70,6 +79,16 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
 function classify(error: unknown): { status: number; oauth: OAuthError; problem: ProblemError } {
   if (error instanceof OAuthError) {
     return { status: error.status, oauth: error, problem: new ProblemError(error.status, error.description) }
+  }
+  if (error instanceof RateLimitedError) {
+    // RFC 6749 has no code for "too many requests"; temporarily_unavailable is its code for "retry
+    // later", which clients already handle with Retry-After (docs/integrating.md, Errors).
+    const detail = `Too many requests. Retry after ${error.retryAfterSeconds} seconds.`
+    return {
+      status: 429,
+      oauth: new OAuthError('temporarily_unavailable', detail, 429),
+      problem: new ProblemError(429, detail),
+    }
   }
   if (error instanceof ProblemError) {
     const code =

@@ -6,7 +6,8 @@ let t: TestApp
 let s: Awaited<ReturnType<typeof seed>>
 let narrow: Awaited<ReturnType<typeof seed>>['client']
 beforeAll(async () => {
-  t = await buildTestApp()
+  // One test address makes more authorize requests than a person does in a minute.
+  t = await buildTestApp({ env: { AUTHORIZE_RATE_LIMIT: '1000' } })
   s = await seed(t)
   narrow = await t.services.clients.createClient({
     name: 'Read only',

@@ -19,7 +19,8 @@ let t: TestApp
 let s: Awaited<ReturnType<typeof seed>>
 let other: Awaited<ReturnType<typeof seed>>
 beforeAll(async () => {
-  t = await buildTestApp({ clock })
+  // One test address makes more authorize requests than a person does in a minute.
+  t = await buildTestApp({ clock, env: { AUTHORIZE_RATE_LIMIT: '1000' } })
   s = await seed(t)
   other = await seed(t)
 })
