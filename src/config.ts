@@ -100,7 +100,7 @@ export const configSchema = z.object({
   AUTHORIZE_RATE_LIMIT: count(60),
   TOKEN_RATE_LIMIT: count(120),
   REVOCATION_RATE_LIMIT: count(60),
-  INTROSPECTION_RATE_LIMIT: count(1200),
+  INTROSPECTION_RATE_LIMIT: count(60_000),
   UNIDENTIFIED_RATE_LIMIT: count(30),
   BODY_LIMIT: bytes(64 * 1024, 1024, 10 * 1024 * 1024),
   MAX_HEADER_SIZE: bytes(16 * 1024, 4 * 1024, 64 * 1024),
