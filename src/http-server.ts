@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { AppDeps } from './services.js'
-import { errorHandling } from './web/error-handler.js'
-import { securityHeaders } from './web/security-headers.js'
+import { errorHandling, sendError } from './web/error-handler.js'
+import { securityHeaders, setSecurityHeaders } from './web/security-headers.js'
 
 /** The Fastify instance both listeners start from: limits, logging, error answers, security headers. */
 export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> {
@@ -15,6 +15,12 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     connectionTimeout: 60_000,
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false },
+    // A path the router refuses before any hook runs (bad percent-encoding, an over-long parameter)
+    // is answered like every other error: the path's own error style and the security headers.
+    frameworkErrors: (error, request, reply) => {
+      setSecurityHeaders(reply)
+      return sendError(error, request, reply)
+    },
   })
   await errorHandling(app)
   await securityHeaders(app)

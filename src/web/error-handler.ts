@@ -112,6 +112,8 @@ function clientErrorDetail(error: Partial<FastifyError>): string {
       return 'Unsupported content type.'
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is too large.'
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'A part of the address is too long.'
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The request body is not valid JSON.'
