@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isConcurrencyConflict } from '../db/errors.js'
 import {
   isDatabaseUnavailable,
   OAuthError,
@@ -33,9 +34,7 @@ const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const style = errorStyleFor(request.url)
   const { status, oauth, problem } = classify(error)
-  if (status >= 500) {
-    request.log.error({ err: error }, status === 503 ? 'database unavailable' : 'unexpected error')
-  }
+  if (status >= 500) request.log.error({ err: error }, logMessage(error, status))
   if (status === 503) reply.header('retry-after', '5')
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
   if (oauth.code === 'invalid_client' && style === 'oauth')
@@ -95,7 +94,8 @@ function classify(error: unknown): { status: number; oauth: OAuthError; problem:
       OAUTH_CODE_FOR_STATUS[error.status] ?? (error.status >= 500 ? 'server_error' : 'invalid_request')
     return { status: error.status, oauth: new OAuthError(code, error.detail, error.status), problem: error }
   }
-  if (isDatabaseUnavailable(error)) {
+  // A deadlock victim that kept losing its retries wrote nothing: the same request may be sent again.
+  if (isDatabaseUnavailable(error) || isConcurrencyConflict(error)) {
     const detail = 'The service is temporarily unavailable. Try again shortly.'
     return {
       status: 503,
@@ -121,12 +121,19 @@ function classify(error: unknown): { status: number; oauth: OAuthError; problem:
   }
 }
 
+function logMessage(error: unknown, status: number): string {
+  if (status !== 503) return 'unexpected error'
+  return isConcurrencyConflict(error) ? 'statement aborted by a concurrency conflict' : 'database unavailable'
+}
+
 function clientErrorDetail(error: Partial<FastifyError>): string {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'Unsupported content type.'
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is too large.'
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'A part of the address is too long.'
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The request body is not valid JSON.'

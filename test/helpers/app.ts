@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import type { DestinationStream } from 'pino'
 import { buildAdminApp } from '../../src/admin-app.js'
 import { buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
@@ -23,6 +24,8 @@ export interface TestAppOptions {
   clock?: Clock
   env?: Record<string, string>
   database?: TestDatabase
+  /** Where the log lines go (by default stdout, at TEST_LOG_LEVEL or silent). */
+  logDestination?: DestinationStream
 }
 
 /** Both listeners over a fresh database of their own, ready for app.inject or listen(). */
@@ -42,7 +45,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     config,
     db: database.db,
     clock,
-    logger: createLogger(config.logLevel),
+    logger: createLogger(config.logLevel, options.logDestination),
     poolStats: database.poolStats,
     listen: database.listen,
   }
