@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import {
   authorizeUrl,
   Browser,
@@ -21,7 +21,7 @@ let s: Awaited<ReturnType<typeof seed>>
 let other: Awaited<ReturnType<typeof seed>>
 beforeAll(async () => {
   // One test address makes more authorize requests than a person does in a minute.
-  t = await buildTestApp({ clock, env: { AUTHORIZE_RATE_LIMIT: '1000' } })
+  t = await buildTestApp({ clock, env: GENEROUS_LIMITS })
   s = await seed(t)
   other = await seed(t)
 })

@@ -6,7 +6,7 @@ import { connectDatabase } from '../../src/db/connect.js'
 import { migrateToLatest } from '../../src/db/migrator.js'
 import { isDatabaseUnavailable } from '../../src/errors.js'
 import { sha256 } from '../../src/lib/secrets.js'
-import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, Browser, CHALLENGE, hiddenField } from '../helpers/browser.js'
 import { createTestDatabase, testEngine } from '../helpers/database.js'
 import {
@@ -347,7 +347,7 @@ describe.skipIf(testEngine() !== 'postgres')('PostgreSQL connections killed unde
     { timeout: 120_000 },
     async () => {
       const database = await createTestDatabase({ poolSize: 6 })
-      const t = await buildTestApp({ database, env: { AUTH_CODE_TTL: '600' } })
+      const t = await buildTestApp({ database, env: { ...GENEROUS_LIMITS, AUTH_CODE_TTL: '600' } })
       cleanups.push(async () => {
         await t.close()
         await database.close()
@@ -394,7 +394,7 @@ describe.skipIf(!binaries)('PostgreSQL stopped under load and started again', ()
       const url = server.adminUrl.replace(/\/postgres$/, '/linkauth')
       const database = await connectDatabase({ databaseUrl: url, poolSize: 6 })
       await migrateToLatest(database.db)
-      const t = await buildTestApp({ database, env: { AUTH_CODE_TTL: '600' } })
+      const t = await buildTestApp({ database, env: { ...GENEROUS_LIMITS, AUTH_CODE_TTL: '600' } })
       cleanups.push(async () => {
         await t.close()
         await database.close()
@@ -433,7 +433,7 @@ describe.skipIf(!binaries)('PostgreSQL stopped under load and started again', ()
       await expectExchangesWhole(scene, load.exchanges)
 
       // The signing-key poll came back too: a rotation made by another instance reaches this one.
-      const other = await buildTestApp({ database })
+      const other = await buildTestApp({ database, env: GENEROUS_LIMITS })
       cleanups.push(() => other.close())
       const rotated = await other.admin.inject({
         method: 'POST',

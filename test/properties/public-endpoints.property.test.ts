@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { upsertGrant } from '../../src/grants/grant.repository.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import {
   authorizeUrl,
   Browser,
@@ -77,7 +77,7 @@ async function prepare() {
 }
 
 beforeAll(async () => {
-  t = await buildTestApp()
+  t = await buildTestApp({ env: GENEROUS_LIMITS })
   ctx = await prepare()
 }, 60_000)
 afterAll(async () => t.close())

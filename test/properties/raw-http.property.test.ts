@@ -1,7 +1,7 @@
 import { connect } from 'node:net'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { Browser, PASSWORD, seed } from '../helpers/browser.js'
 import { basicAuth, createResourceServer } from '../helpers/tokens.js'
 
@@ -16,7 +16,7 @@ let t: TestApp
 let port: number
 let known: { clientId: string; session: string; basic: string; csrf: string }
 beforeAll(async () => {
-  t = await buildTestApp()
+  t = await buildTestApp({ env: GENEROUS_LIMITS })
   const s = await seed(t)
   const rs = await createResourceServer(t)
   const browser = new Browser(t.app)

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { s256Challenge } from '../../src/lib/pkce.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import {
   createParty,
   exchangeCode,
@@ -30,7 +30,7 @@ let party: Party
 let other: Party
 let rs: ResourceServerCredentials
 beforeAll(async () => {
-  t = await buildTestApp()
+  t = await buildTestApp({ env: GENEROUS_LIMITS })
   party = await createParty(t)
   await t.database.db
     .updateTable('clients')
