@@ -14,6 +14,8 @@ import { metadataRoutes } from './oauth/metadata.routes.js'
 import { publicOpenApiDocument } from './openapi/document.js'
 import { openApiRoutes } from './openapi/openapi.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
+import { rateLimits } from './rate-limit/rate-limits.js'
+import { parseParameters } from './web/parameters.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { jwksRoutes } from './tokens/jwks.routes.js'
 import { staticRoutes } from './web/static.routes.js'
@@ -29,13 +31,21 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   // Signing keys are loaded (or made) before the first request; the key poll stops with the app.
   await services.signingKeys.start()
   await services.events.start()
+  await services.rateLimitStore.start()
   const app = await createHttpServer(options)
-  app.addHook('onClose', async () => services.signingKeys.stop())
+  app.addHook('onClose', async () => {
+    services.signingKeys.stop()
+    await services.rateLimitStore.stop()
+  })
   // Before the server waits for in-flight requests: held polls answer now instead of at max wait.
   app.addHook('preClose', async () => services.events.stop())
-  await app.register(formbody, { bodyLimit: 64 * 1024 })
+  await app.register(formbody, { bodyLimit: options.config.bodyLimit, parser: parseParameters })
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
   recordHttpMetrics(app, services.metrics, 'public')
+  // Before the routes: its onRoute hook attaches each limit to its route.
+  await app.register(
+    rateLimits({ store: services.rateLimitStore.store, metrics: services.metrics }, options.config),
+  )
   await app.register(staticRoutes)
   await app.register(healthRoutes(services))
   if (options.config.metricsToken)

@@ -26,10 +26,16 @@ const keyEncryptionKey = optionalString.pipe(
     .optional(),
 )
 
-const booleanish = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1' || v === 'yes')
+const booleanish = (fallback: 'true' | 'false') =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .default(fallback)
+    .transform((v) => (v === '' ? fallback === 'true' : v === 'true' || v === '1' || v === 'yes'))
+
+/** A count of requests or failures: 1 to a million. */
+const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback)
+const bytes = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback)
 
 /** Every setting linkauth reads from the environment, with its default. */
 export const configSchema = z.object({
@@ -78,10 +84,29 @@ export const configSchema = z.object({
       .regex(/^rediss?:\/\//, 'a redis:// URL')
       .optional(),
   ),
-  TRUST_PROXY: booleanish,
   // Below the server's 60 s socket inactivity timeout, which would cut a held poll.
   EVENTS_MAX_WAIT_SECONDS: z.coerce.number().int().min(1).max(50).default(25),
   EVENT_STREAM_IDLE_SECONDS: seconds(600),
+  TRUST_PROXY: booleanish('false'),
+  RATE_LIMITS: booleanish('true'),
+  RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('linkauth:rl:'),
+  SIGN_IN_RATE_LIMIT: count(30),
+  SIGN_IN_FREE_FAILURES: count(5),
+  SIGN_IN_MAX_DELAY: seconds(900),
+  SIGN_IN_FAILURE_TTL: seconds(24 * 3600),
+  SIGN_IN_ACCOUNT_LIMIT: count(20),
+  SIGN_IN_ACCOUNT_WINDOW: seconds(900),
+  KNOWN_DEVICE_TTL: seconds(180 * 24 * 3600),
+  AUTHORIZE_RATE_LIMIT: count(60),
+  TOKEN_RATE_LIMIT: count(120),
+  REVOCATION_RATE_LIMIT: count(60),
+  INTROSPECTION_RATE_LIMIT: count(60_000),
+  UNIDENTIFIED_RATE_LIMIT: count(30),
+  BODY_LIMIT: bytes(64 * 1024, 1024, 10 * 1024 * 1024),
+  MAX_HEADER_SIZE: bytes(16 * 1024, 4 * 1024, 64 * 1024),
+  HEADERS_TIMEOUT: seconds(10),
+  REQUEST_TIMEOUT: seconds(30),
+  KEEP_ALIVE_TIMEOUT: seconds(5),
 })
 
 type Env = z.output<typeof configSchema>
@@ -117,6 +142,39 @@ export interface Config {
   readonly eventsMaxWaitSeconds: number
   /** A revocation-feed stream not polled for this long is deleted. */
   readonly eventStreamIdleSeconds: number
+  /** Off only for benchmarks: no rate limit is registered at all. */
+  readonly rateLimits: boolean
+  /** Prefix of every rate-limit key in Redis, so deployments (and test runs) sharing a Redis do not collide. */
+  readonly rateLimitRedisPrefix: string
+  /** POST /login per client address per minute, every attempt counted. */
+  readonly signInRateLimit: number
+  /** Failed sign-ins per (account, address or known device) before the growing delay starts. */
+  readonly signInFreeFailures: number
+  /** Cap of the growing delay, seconds. */
+  readonly signInMaxDelay: number
+  /** How long failures per (account, client) are remembered after the last one, seconds. */
+  readonly signInFailureTtl: number
+  /** Failed sign-ins per account from devices it does not know, per SIGN_IN_ACCOUNT_WINDOW. */
+  readonly signInAccountLimit: number
+  readonly signInAccountWindow: number
+  /** Lifetime of the known-device cookie set at a successful sign-in, seconds. */
+  readonly knownDeviceTtl: number
+  /** Requests per minute: authorize per address; token and revocation per (client_id, address). */
+  readonly authorizeRateLimit: number
+  readonly tokenRateLimit: number
+  readonly revocationRateLimit: number
+  /** Introspection requests per (resource server, address) per minute. */
+  readonly introspectionRateLimit: number
+  /** OAuth API requests per address per minute that name no client or fail client authentication. */
+  readonly unidentifiedRateLimit: number
+  /** Request body limit, bytes. */
+  readonly bodyLimit: number
+  /** Request line and headers together, bytes; larger → 431. */
+  readonly maxHeaderSize: number
+  /** Seconds a client has to send the request headers (slowloris), the whole request, and between keep-alive requests. */
+  readonly headersTimeout: number
+  readonly requestTimeout: number
+  readonly keepAliveTimeout: number
 }
 
 export class ConfigError extends Error {
@@ -151,6 +209,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       'EVENT_STREAM_IDLE_SECONDS: expected at least twice EVENTS_MAX_WAIT_SECONDS (a stream is polled again after each wait)',
     )
   }
+  if (e.HEADERS_TIMEOUT > e.REQUEST_TIMEOUT) {
+    throw new ConfigError('HEADERS_TIMEOUT: expected a value no larger than REQUEST_TIMEOUT')
+  }
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
@@ -178,6 +239,25 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     trustProxy: e.TRUST_PROXY,
     eventsMaxWaitSeconds: e.EVENTS_MAX_WAIT_SECONDS,
     eventStreamIdleSeconds: e.EVENT_STREAM_IDLE_SECONDS,
+    rateLimits: e.RATE_LIMITS,
+    rateLimitRedisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
+    signInRateLimit: e.SIGN_IN_RATE_LIMIT,
+    signInFreeFailures: e.SIGN_IN_FREE_FAILURES,
+    signInMaxDelay: e.SIGN_IN_MAX_DELAY,
+    signInFailureTtl: e.SIGN_IN_FAILURE_TTL,
+    signInAccountLimit: e.SIGN_IN_ACCOUNT_LIMIT,
+    signInAccountWindow: e.SIGN_IN_ACCOUNT_WINDOW,
+    knownDeviceTtl: e.KNOWN_DEVICE_TTL,
+    authorizeRateLimit: e.AUTHORIZE_RATE_LIMIT,
+    tokenRateLimit: e.TOKEN_RATE_LIMIT,
+    revocationRateLimit: e.REVOCATION_RATE_LIMIT,
+    introspectionRateLimit: e.INTROSPECTION_RATE_LIMIT,
+    unidentifiedRateLimit: e.UNIDENTIFIED_RATE_LIMIT,
+    bodyLimit: e.BODY_LIMIT,
+    maxHeaderSize: e.MAX_HEADER_SIZE,
+    headersTimeout: e.HEADERS_TIMEOUT,
+    requestTimeout: e.REQUEST_TIMEOUT,
+    keepAliveTimeout: e.KEEP_ALIVE_TIMEOUT,
   })
 }
 

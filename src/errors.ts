@@ -76,10 +76,13 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Payload Too Large',
+  414: 'URI Too Long',
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 }
@@ -108,6 +111,25 @@ export class ProblemError extends Error {
     }
   }
 }
+
+/**
+ * A rate limit refused the request: 429 with Retry-After. `limit` names the limit (a label of
+ * linkauth_rate_limited_total); the answer never says which key (account, address) it counted.
+ */
+export class RateLimitedError extends Error {
+  override name = 'RateLimitedError'
+  readonly retryAfterSeconds: number
+  constructor(
+    readonly limit: string,
+    retryAfterMs: number,
+  ) {
+    super(`rate limited: ${limit}`)
+    this.retryAfterSeconds = retryAfterSeconds(retryAfterMs)
+  }
+}
+
+/** Retry-After in whole seconds, rounded up and at least 1: a client waiting that long is let in. */
+export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000))
 
 /** The database cannot be reached or went away: answer 503, never a 500. */
 export class DatabaseUnavailableError extends Error {

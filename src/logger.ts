@@ -1,4 +1,4 @@
-import { type DestinationStream, type Logger, pino } from 'pino'
+import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino'
 
 /** Query parameters and body fields whose values are secrets and must never reach a log line. */
 export const SECRET_PARAMETERS = [
@@ -45,6 +45,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
           ip: req.ip,
         }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+        // err.code falls under the `*.code` redaction (meant for authorization codes), yet a SQLSTATE
+        // or a Node error code is what an operator needs to tell an outage from a bug.
+        err: (err: Error & { code?: unknown }) => {
+          const serialized = stdSerializers.err(err)
+          const code = err?.code
+          return typeof code === 'string' && /^([0-9A-Z]{5}|E[A-Z_]+|FST_[A-Z_]+)$/.test(code)
+            ? { ...serialized, errorCode: code }
+            : serialized
+        },
       },
     },
     destination,

@@ -63,6 +63,12 @@ async function main(): Promise<void> {
   }
 
   const workers = workerCount(config.workers)
+  if (cluster.isPrimary && workers > 1 && config.rateLimits && !config.redisUrl) {
+    logger.warn(
+      { workers },
+      'WORKERS above 1 without REDIS_URL: each process keeps its own rate-limit counts, so every limit is WORKERS times looser',
+    )
+  }
   if (cluster.isPrimary && workers > 1) {
     // Secrets and migrations are settled once, here; the workers serve.
     await database.close()

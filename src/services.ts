@@ -14,6 +14,8 @@ import type { Clock } from './lib/clock.js'
 import { createMetrics, type PoolStats } from './metrics/metrics.js'
 import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
+import { createRateLimitStore } from './rate-limit/rate-limit-store.js'
+import { createSignInThrottle } from './accounts/sign-in-throttle.service.js'
 import { createIntrospectionService } from './oauth/introspection.service.js'
 import { createRevocationService } from './oauth/revocation.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
@@ -63,6 +65,7 @@ export function createServices(deps: AppDeps) {
     listen: deps.listen,
     delivered: (count) => metrics.securityEventsDelivered.inc(count),
   })
+  const rateLimitStore = createRateLimitStore({ config, clock, logger: deps.logger, metrics })
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -83,6 +86,8 @@ export function createServices(deps: AppDeps) {
     introspection: createIntrospectionService(config.issuer, accessTokenVerifier, grants),
     revocation: createRevocationService(accessTokenVerifier, grants),
     events,
+    rateLimitStore,
+    signInThrottle: createSignInThrottle(rateLimitStore.store, config),
   }
 }
 

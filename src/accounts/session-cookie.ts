@@ -4,10 +4,16 @@ import { randomToken } from '../lib/secrets.js'
 import type { SessionService, SignInSession } from './session.service.js'
 
 /** Cookie names and flags follow the issuer: on https, Secure and the __Host- prefix (no Domain, Path=/). */
+function cookieBase(issuer: string) {
+  const secure = issuer.startsWith('https://')
+  return {
+    prefix: secure ? '__Host-' : '',
+    base: { httpOnly: true, sameSite: 'lax' as const, path: '/', secure },
+  }
+}
+
 export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl'>) {
-  const secure = config.issuer.startsWith('https://')
-  const prefix = secure ? '__Host-' : ''
-  const base = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure }
+  const { prefix, base } = cookieBase(config.issuer)
   const session = `${prefix}linkauth_session`
   const loginCsrf = `${prefix}linkauth_login_csrf`
 
@@ -46,3 +52,34 @@ export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl'>) {
 }
 
 export type SessionCookies = ReturnType<typeof sessionCookies>
+
+const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/
+
+/**
+ * The known-device cookie (OWASP's "device cookie"): set at a successful sign-in, signed with
+ * COOKIE_SECRET and bound to the account signed in to, so a browser that signed in to an account
+ * before keeps its own sign-in limit for it, apart from the limit for every other client.
+ */
+export function knownDeviceCookie(config: Pick<Config, 'issuer' | 'cookieSecret' | 'knownDeviceTtl'>) {
+  const { prefix, base } = cookieBase(config.issuer)
+  const name = `${prefix}linkauth_device`
+  return {
+    name,
+    /** This browser's device id for `account`, or undefined (no cookie, forged, or another account's). */
+    deviceFor(request: FastifyRequest, account: string): string | undefined {
+      const raw = request.cookies[name]
+      if (!raw || !config.cookieSecret) return undefined
+      const { valid, value } = request.unsignCookie(raw)
+      if (!valid || !value) return undefined
+      const dot = value.lastIndexOf('.')
+      const id = value.slice(dot + 1)
+      return dot > 0 && value.slice(0, dot) === account && DEVICE_ID_PATTERN.test(id) ? id : undefined
+    },
+    /** Marks this browser as a known device of `account` (keeping its id when it has one). */
+    remember(reply: FastifyReply, account: string, deviceId?: string): void {
+      if (!config.cookieSecret) return // nothing to sign with: every client is an unknown one
+      const value = `${account}.${deviceId ?? randomToken(16)}`
+      reply.setCookie(name, value, { ...base, maxAge: config.knownDeviceTtl, signed: true })
+    },
+  }
+}

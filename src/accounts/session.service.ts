@@ -28,7 +28,10 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, session
       email: string,
       password: string,
     ): Promise<{ token: string; session: SignInSession } | undefined> {
-      const user = email.length <= 320 ? await findUserCredentialsByEmail(db, email.trim()) : undefined
+      // An email no user can have (too long, or with a NUL, which PostgreSQL cannot compare) is not
+      // looked up, and costs the same argon2 work as an unknown one.
+      const possible = email.length <= 320 && !email.includes('\u0000')
+      const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
       const ok = await verifyPassword(user?.passwordHash, password)
       if (!ok || !user) return undefined
       const token = randomToken()

@@ -1,14 +1,16 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
-import { ProblemError } from '../errors.js'
+import { ProblemError, retryAfterSeconds } from '../errors.js'
 import { constantTimeEqual } from '../lib/secrets.js'
+import { clientAddress } from '../rate-limit/client-address.js'
 import type { Services } from '../services.js'
 import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../web/form.js'
 import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
 import { allowFormRedirectTo } from '../web/security-headers.js'
 import { returnPath } from './return-path.js'
-import { sessionCookies } from './session-cookie.js'
+import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
+import type { SignInClient } from './sign-in-throttle.service.js'
 
 const EXPIRED_REQUEST =
   'This sign-in request has expired or was already used. Go back to the application and start again.'
@@ -25,10 +27,11 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
-  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics'>,
-  config: Pick<Config, 'issuer' | 'sessionTtl'>,
+  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle'>,
+  config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
 ) {
   const cookies = sessionCookies(config)
+  const devices = knownDeviceCookie(config)
 
   async function pendingWithClient(requestId: string | undefined) {
     if (requestId === undefined) return { pending: undefined, clientName: undefined }
@@ -77,20 +80,37 @@ export function signInRoutes(
       const nextKey = formField(body, 'next')
       const next = pending ? undefined : returnPath(nextKey)
       const email = formField(body, 'email') ?? ''
-      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '')
-      if (!result) {
-        services.metrics.signInFailures.inc()
-        // One message and one status for unknown email and wrong password: no user enumeration.
-        const page = signInPage({
+      const formPage = (alert: { failed: true } | { retryAfterSeconds: number }) =>
+        signInPage({
           csrfToken: expected,
           requestId: pending?.id,
           clientName,
           next: next && nextKey,
           email,
-          failed: true,
+          ...alert,
         })
-        return sendPage(reply, page, 400)
+
+      // Held back before the password is checked; the same for every email, existing or not.
+      const account = services.signInThrottle.accountOf(email)
+      const deviceId = devices.deviceFor(request, account)
+      const client: SignInClient = deviceId ? { device: deviceId } : { address: clientAddress(request) }
+      const decision = await services.signInThrottle.check(account, client)
+      if (!decision.allowed) {
+        services.metrics.rateLimited.inc({ limit: decision.limit })
+        const wait = retryAfterSeconds(decision.retryAfterMs)
+        reply.header('retry-after', String(wait))
+        return sendPage(reply, formPage({ retryAfterSeconds: wait }), 429)
       }
+
+      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '')
+      if (!result) {
+        services.metrics.signInFailures.inc()
+        await services.signInThrottle.failed(account, client)
+        // One message and one status for unknown email and wrong password: no user enumeration.
+        return sendPage(reply, formPage({ failed: true }), 400)
+      }
+      await services.signInThrottle.succeeded(account, client)
+      devices.remember(reply, account, deviceId)
       const previous = await cookies.currentSession(request, services.sessions)
       if (previous) await services.sessions.signOut(previous.id)
       cookies.setSession(reply, result.token)

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Database } from '../db/database.js'
-import { isUniqueViolation } from '../db/errors.js'
+import { isUniqueViolation, retryOnConcurrencyConflict } from '../db/errors.js'
 import { ProblemError } from '../errors.js'
 import { hashPassword } from './password.js'
 import { deleteUser, findUserById, insertUser, listUsers, type User } from './user.repository.js'
@@ -30,8 +30,11 @@ export function createUserService(db: Kysely<Database>) {
     },
     listUsers: () => listUsers(db),
     findUser: (id: string) => findUserById(db, id),
-    /** Removes a user and, by cascade, every session, grant, code and refresh family of theirs. */
-    deleteUser: (id: string) => deleteUser(db, id),
+    /**
+     * Removes a user and, by cascade, every session, grant, code and refresh family of theirs. The
+     * cascade locks rows in another order than a code exchange or refresh running at that moment.
+     */
+    deleteUser: (id: string) => retryOnConcurrencyConflict(() => deleteUser(db, id)),
   }
 }
 

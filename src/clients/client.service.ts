@@ -59,8 +59,12 @@ export function createClientService(db: Kysely<Database>, clock: Clock, grants: 
       if (!client) throw new ProblemError(404, 'No client with this id.')
       return client
     },
-    /** A client that exists and is not disabled, or undefined. */
+    /**
+     * A client that exists and is not disabled, or undefined. An id of another shape is no client of
+     * ours and never reaches a query (a NUL byte would make PostgreSQL fail the statement: a 500).
+     */
     async findActiveClient(id: string): Promise<Client | undefined> {
+      if (!CLIENT_ID_PATTERN.test(id)) return undefined
       const client = await findClientById(db, id)
       return client && client.disabledAt === null ? client : undefined
     },

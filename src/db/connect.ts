@@ -82,6 +82,8 @@ function once(fn: () => Promise<void>): () => Promise<void> {
   }
 }
 
+function ignoreCheckedOutError(): void {}
+
 /**
  * Every statement Kysely sends becomes a named prepared statement of its connection (the name is a
  * hash of its text): PostgreSQL parses and plans it once per connection and then only binds and runs
@@ -100,11 +102,22 @@ function preparingPool(pool: pg.Pool): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
+      // The pool listens for errors only on idle clients. A connection that dies while checked out
+      // between two statements (inside a transaction: the server stopped, or pg_terminate_backend)
+      // emits 'error' with no listener, which would crash the process. The next statement on it
+      // fails instead (answered 503), and release() drops the broken client from the pool.
+      client.on('error', ignoreCheckedOutError)
       const query = (text: unknown, values?: readonly unknown[]) =>
         typeof text === 'string'
           ? client.query({ name: nameOf(text), text, values: values as unknown[] })
           : client.query(text as never)
-      return { query: query as unknown as PostgresPoolClient['query'], release: () => client.release() }
+      return {
+        query: query as unknown as PostgresPoolClient['query'],
+        release: () => {
+          client.off('error', ignoreCheckedOutError)
+          client.release()
+        },
+      }
     },
     end: () => pool.end(),
   }

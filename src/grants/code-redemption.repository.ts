@@ -6,6 +6,8 @@ import type { RefreshTokenIssue } from './refresh-token.repository.js'
 export interface CodeRedemptionRow {
   /** What was issued, when the code passed every check and its grant is live. */
   issue?: RefreshTokenIssue
+  /** The grant's last_used_at as this statement found it (set when something was issued). */
+  grantLastUsedAt?: Date | null
   /** The code as it was when this statement consumed it; undefined when it was unknown or used. */
   consumed?: Pick<AuthorizationCode, 'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt'>
 }
@@ -14,9 +16,18 @@ export interface CodeRedemptionRow {
  * The whole code exchange in ONE statement (one round trip, atomic without an explicit transaction):
  * consume the code if unconsumed; if it is this client's, unexpired, for this redirect_uri (when sent),
  * its challenge equals BASE64URL(SHA256(verifier)) and its scopes are within the client's, and its grant
- * is live, then record the new family on the code, start the family and its first refresh token, and
- * mark the grant used (at most once a minute: every exchange updating one row would queue them all on
- * its lock). A revocation committing meanwhile is safe: every later check also asks the grant. A code that fails a check is still consumed (single use), with nothing issued.
+ * is live, then record the new family on the code and start the family and its first refresh token.
+ * A code that fails a check is still consumed (single use), with nothing issued.
+ *
+ * The family is inserted only while its grant row, locked FOR SHARE, is still live. Without the lock a
+ * revocation committing between this statement's snapshot and its insert would revoke the grant's
+ * families before this one exists, leaving a live family under a revoked grant; with it, the revocation
+ * waits for this statement, or this statement waits for the revocation and then sees the grant revoked.
+ * In that case the code names a family that was not inserted, the foreign key fails the whole statement,
+ * and nothing is written (the caller answers invalid_grant). The lock is shared, so exchanges of one
+ * grant do not queue behind each other; for the same reason the grant's last_used_at is not written here
+ * (a shared lock upgraded by two statements at once is a deadlock): the grant's last use is returned, and
+ * the caller touches the row separately when it is stale.
  * The challenge comparison is SQL equality: a code_challenge is public (it travels in the authorization
  * URL), so there is nothing for a timing difference to reveal.
  */
@@ -33,8 +44,6 @@ export async function redeemAuthorizationCodeRow(
     now: Date
     familyExpiresAt: Date
     tokenExpiresAt: Date
-    /** grants.last_used_at is refreshed only when older than this (see refresh rotation). */
-    touchGrantBefore: Date
   },
 ): Promise<CodeRedemptionRow> {
   const r = redemption
@@ -47,6 +56,7 @@ export async function redeemAuthorizationCodeRow(
     grant_id: string
     user_id: string
     issued_family_id: string | null
+    grant_last_used_at: Date | null
   }>`
     with consumed as (
       update authorization_codes as c
@@ -63,17 +73,13 @@ export async function redeemAuthorizationCodeRow(
        where c.code_hash = ${r.codeHash} and c.consumed_at is null
       returning c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
                 c.family_id
-    ), touched as (
-      update grants as g set last_used_at = ${r.now}
-        from consumed
-       where g.id = consumed.grant_id and consumed.family_id is not null
-         and (g.last_used_at is null or g.last_used_at < ${r.touchGrantBefore})
     ), family as (
       insert into refresh_families (id, grant_id, client_id, user_id, scopes, created_at, expires_at)
       select consumed.family_id, consumed.grant_id, consumed.client_id, consumed.user_id, consumed.scopes,
              ${r.now}, ${r.familyExpiresAt}
-        from consumed
-       where consumed.family_id is not null
+        from consumed join grants as g on g.id = consumed.grant_id
+       where consumed.family_id is not null and g.revoked_at is null
+         for share of g
       returning id
     ), first_token as (
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
@@ -83,7 +89,8 @@ export async function redeemAuthorizationCodeRow(
       returning family_id
     )
     select consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes, consumed.expires_at,
-           consumed.grant_id, consumed.user_id, (select family_id from first_token) as issued_family_id
+           consumed.grant_id, consumed.user_id, (select family_id from first_token) as issued_family_id,
+           (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at
       from consumed
   `.execute(db)
   const row = rows[0]
@@ -98,6 +105,7 @@ export async function redeemAuthorizationCodeRow(
   if (!row.issued_family_id) return { consumed }
   return {
     consumed,
+    grantLastUsedAt: row.grant_last_used_at,
     issue: {
       familyId: row.issued_family_id,
       grantId: row.grant_id,

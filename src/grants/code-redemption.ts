@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
-import { isForeignKeyViolation } from '../db/errors.js'
+import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
 import { invalidGrant, OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { s256Challenge, verifyS256 } from '../lib/pkce.js'
 import { isSubset } from '../lib/scopes.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import { type CodeRedemptionRow, redeemAuthorizationCodeRow } from './code-redemption.repository.js'
+import { touchGrant } from './grant.repository.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
 import {
   type IssuedRefreshToken,
@@ -46,8 +47,9 @@ function refusal(
 /**
  * Exchanges an authorization code for a refresh family: consume the code (the one conditional
  * UPDATE, so of concurrent redemptions exactly one proceeds), check it, start the family and its
- * first refresh token, mark the grant used, and record the family on the code — one statement
- * (redeemAuthorizationCodeRow), so one round trip and nothing half-written.
+ * first refresh token, and record the family on the code — one statement
+ * (redeemAuthorizationCodeRow), so one round trip and nothing half-written; then mark the grant used
+ * when its last use is over a minute old.
  *
  * A code that was found but fails a check (other client, expired, wrong redirect_uri, wrong
  * verifier) stays consumed: codes are single-use (RFC 9700 §2.1.1, RFC 6749 §4.1.2), and burning it
@@ -76,18 +78,24 @@ export async function redeemAuthorizationCode(
       now,
       familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
       tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
-      touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
     })
   let outcome: CodeRedemptionRow
   try {
-    outcome = await attempt()
+    outcome = await retryOnConcurrencyConflict(attempt)
   } catch (err) {
-    // The grant was revoked between the statement's check and its insert: the family's foreign key
-    // refused, the whole statement rolled back, and the code is unconsumed but under a revoked grant.
+    // The grant was revoked or deleted between the statement's check and its insert: a foreign key
+    // refused, the whole statement rolled back, and the code is unconsumed but under a dead grant.
     if (isForeignKeyViolation(err)) throw invalidGrant('The grant behind this code has been revoked.')
     throw err
   }
-  if (outcome.issue) return { ...outcome.issue, refreshToken }
+  if (outcome.issue) {
+    const staleBefore = addSeconds(now, -LAST_USED_PRECISION_SECONDS)
+    if (!outcome.grantLastUsedAt || outcome.grantLastUsedAt < staleBefore) {
+      // The exchange has committed: failing to note the grant's use must not withhold its tokens.
+      await touchGrant(db, outcome.issue.grantId, now, staleBefore).catch(() => {})
+    }
+    return { ...outcome.issue, refreshToken }
+  }
   if (!outcome.consumed) {
     // Unknown, or used before. If used, the first redemption's tokens are presumed stolen.
     if (await revokeRefreshFamily(db, { startedByCodeHash: codeHash }, now, 'code_replay'))

@@ -74,3 +74,21 @@ export async function upsertGrant(
     .executeTakeFirstOrThrow()
   return toGrant(row)
 }
+
+/**
+ * Records a use of the grant unless one after `staleBefore` is already recorded: last_used_at is for
+ * people ("last used 3 minutes ago"), so busy grants are written at most once per window.
+ */
+export async function touchGrant(
+  db: Kysely<Database>,
+  grantId: string,
+  now: Date,
+  staleBefore: Date,
+): Promise<void> {
+  await db
+    .updateTable('grants')
+    .set({ last_used_at: now })
+    .where('id', '=', grantId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .execute()
+}

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
+import { retryOnConcurrencyConflict } from '../db/errors.js'
 import { invalidGrant, invalidScope } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { isSubset } from '../lib/scopes.js'
@@ -44,15 +45,17 @@ export async function rotateRefreshToken(
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
   const refreshToken = randomToken()
-  const issue = await rotateRefreshTokenRow(db, {
-    tokenHash,
-    newTokenHash: sha256(refreshToken),
-    clientId: input.clientId,
-    requestedScopes: input.scopes ?? null,
-    now,
-    newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
-    touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
-  })
+  const issue = await retryOnConcurrencyConflict(() =>
+    rotateRefreshTokenRow(db, {
+      tokenHash,
+      newTokenHash: sha256(refreshToken),
+      clientId: input.clientId,
+      requestedScopes: input.scopes ?? null,
+      now,
+      newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
+      touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
+    }),
+  )
   if (issue) return { ...issue, refreshToken }
 
   // The slow path only: why did it not rotate?

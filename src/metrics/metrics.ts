@@ -63,6 +63,17 @@ export function createMetrics(
       help: 'Revocation events handed to resource servers as SETs (redeliveries included)',
       registers: [registry],
     }),
+    rateLimited: new Counter({
+      name: 'linkauth_rate_limited_total',
+      help: 'Requests refused with 429 by a rate limit, by limit',
+      labelNames: ['limit'] as const,
+      registers: [registry],
+    }),
+    rateLimitStoreErrors: new Counter({
+      name: 'linkauth_rate_limit_store_errors_total',
+      help: 'Rate-limit operations Redis could not answer (counted in this process instead)',
+      registers: [registry],
+    }),
   }
   const { poolStats } = options
   if (poolStats) {

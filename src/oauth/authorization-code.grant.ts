@@ -18,6 +18,9 @@ export const authorizationCodeGrant: TokenGrant = {
     // A malformed verifier is a broken request, refused before the code is touched (not burned).
     if (!isValidCodeVerifier(codeVerifier))
       throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~".')
+    // No registered redirect URI contains a NUL, and PostgreSQL cannot compare a string that does.
+    if (params.redirect_uri?.includes('\u0000'))
+      throw invalidRequest('redirect_uri is not the URI the code was issued for.')
     const client = await requireActiveClient(services, clientId)
     const issued = await services.grants.redeemAuthorizationCode({
       code,

@@ -57,10 +57,18 @@ export function readClientTarget(query: RawQuery): ClientTargetResult {
   return { ok: true, clientId, redirectUri }
 }
 
-/** State to echo in an error redirect: only a single, reasonably sized value. */
+/**
+ * A state we keep (it is stored with a pending request) and echo: at most 1 KiB and no control
+ * characters (RFC 6749 Appendix A.5 allows printable characters only; PostgreSQL cannot store NUL).
+ */
+function isAcceptableState(state: string): boolean {
+  return Buffer.byteLength(state) <= MAX_STATE_BYTES && !/\p{Cc}/u.test(state)
+}
+
+/** State to echo in an error redirect: only a single, acceptable value. */
 function echoableState(query: RawQuery): string | null {
   const state = single(query, 'state')
-  return state !== undefined && Buffer.byteLength(state) <= MAX_STATE_BYTES ? state : null
+  return state !== undefined && isAcceptableState(state) ? state : null
 }
 
 /**
@@ -111,8 +119,11 @@ export function validateAuthorizationParameters(
   if (!prompt) return fail('invalid_request', 'prompt must be none, login or consent.')
 
   const rawState = single(query, 'state')
-  if (rawState !== undefined && Buffer.byteLength(rawState) > MAX_STATE_BYTES) {
-    return fail('invalid_request', `state must be at most ${MAX_STATE_BYTES} bytes.`)
+  if (rawState !== undefined && !isAcceptableState(rawState)) {
+    return fail(
+      'invalid_request',
+      `state must be at most ${MAX_STATE_BYTES} bytes, without control characters.`,
+    )
   }
 
   return {

@@ -33,6 +33,11 @@ const unavailable = { description: 'The database is unreachable; retry after `Re
 const feedAuthError = oauthError(
   'invalid_client: missing or wrong resource-server credentials, or a disabled resource server (WWW-Authenticate: Basic).',
 )
+const rateLimited = oauthError(
+  'temporarily_unavailable: a rate limit (per client or resource server and address, or per address for ' +
+    'requests naming no valid caller); wait `Retry-After` seconds.',
+)
+const tooLarge = oauthError('invalid_request: the body is larger than BODY_LIMIT (64 KiB by default).')
 
 const formAndJson = (schema: z.ZodType) => ({
   required: true,
@@ -140,7 +145,13 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             },
             '303': { description: 'To the sign-in page (/login), which continues this request afterwards.' },
             '400': {
-              description: 'Unknown client or unregistered redirect_uri: an HTML page, never a redirect.',
+              description:
+                'Unknown client or unregistered redirect_uri, or more than 50 parameters: an HTML page, never a redirect.',
+              content: { 'text/html': {} },
+            },
+            '429': {
+              description:
+                'Too many requests from this address (AUTHORIZE_RATE_LIMIT): an HTML page with `Retry-After`, never a redirect.',
               content: { 'text/html': {} },
             },
           },
@@ -157,8 +168,9 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
               'invalid_request, invalid_grant, invalid_scope, unauthorized_client or unsupported_grant_type.',
             ),
             '401': oauthError('invalid_client: unknown or disabled client_id.'),
-            '413': oauthError('invalid_request: the body is larger than 64 KiB.'),
+            '413': tooLarge,
             '415': oauthError('invalid_request: neither form-encoded nor JSON.'),
+            '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },
@@ -177,6 +189,8 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             },
             '400': oauthError('invalid_request: no token.'),
             '401': oauthError('invalid_client: unknown or disabled client_id.'),
+            '413': tooLarge,
+            '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },
@@ -193,6 +207,8 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             '401': oauthError(
               'invalid_client: missing or wrong resource-server credentials (WWW-Authenticate: Basic).',
             ),
+            '413': tooLarge,
+            '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },

@@ -1,12 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isConcurrencyConflict } from '../db/errors.js'
 import {
   isDatabaseUnavailable,
   OAuthError,
   type OAuthErrorCode,
   ProblemError,
+  RateLimitedError,
   statusTitle,
 } from '../errors.js'
 import { errorPage } from './layout.js'
+import { rateLimitedPage } from './pages/rate-limited.page.js'
 
 /** How a path answers errors: RFC 6749 JSON, RFC 9457 problem+json, or a page for a person. */
 export type ErrorStyle = 'oauth' | 'problem' | 'html'
@@ -31,10 +34,9 @@ const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const style = errorStyleFor(request.url)
   const { status, oauth, problem } = classify(error)
-  if (status >= 500) {
-    request.log.error({ err: error }, status === 503 ? 'database unavailable' : 'unexpected error')
-  }
+  if (status >= 500) request.log.error({ err: error }, logMessage(error, status))
   if (status === 503) reply.header('retry-after', '5')
+  if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
   if (oauth.code === 'invalid_client' && style === 'oauth')
     reply.header('www-authenticate', 'Basic realm="linkauth"')
   reply.code(status)
@@ -46,6 +48,12 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   if (style === 'problem') {
     return reply.type('application/problem+json; charset=utf-8').send(problem.toJSON())
+  }
+  if (error instanceof RateLimitedError) {
+    return reply
+      .header('cache-control', 'no-store')
+      .type('text/html; charset=utf-8')
+      .send(rateLimitedPage(error.retryAfterSeconds))
   }
   return reply.type('text/html; charset=utf-8').send(
     errorPage({
@@ -71,12 +79,23 @@ function classify(error: unknown): { status: number; oauth: OAuthError; problem:
   if (error instanceof OAuthError) {
     return { status: error.status, oauth: error, problem: new ProblemError(error.status, error.description) }
   }
+  if (error instanceof RateLimitedError) {
+    // RFC 6749 has no code for "too many requests"; temporarily_unavailable is its code for "retry
+    // later", which clients already handle with Retry-After (docs/integrating.md, Errors).
+    const detail = `Too many requests. Retry after ${error.retryAfterSeconds} seconds.`
+    return {
+      status: 429,
+      oauth: new OAuthError('temporarily_unavailable', detail, 429),
+      problem: new ProblemError(429, detail),
+    }
+  }
   if (error instanceof ProblemError) {
     const code =
       OAUTH_CODE_FOR_STATUS[error.status] ?? (error.status >= 500 ? 'server_error' : 'invalid_request')
     return { status: error.status, oauth: new OAuthError(code, error.detail, error.status), problem: error }
   }
-  if (isDatabaseUnavailable(error)) {
+  // A deadlock victim that kept losing its retries wrote nothing: the same request may be sent again.
+  if (isDatabaseUnavailable(error) || isConcurrencyConflict(error)) {
     const detail = 'The service is temporarily unavailable. Try again shortly.'
     return {
       status: 503,
@@ -102,12 +121,19 @@ function classify(error: unknown): { status: number; oauth: OAuthError; problem:
   }
 }
 
+function logMessage(error: unknown, status: number): string {
+  if (status !== 503) return 'unexpected error'
+  return isConcurrencyConflict(error) ? 'statement aborted by a concurrency conflict' : 'database unavailable'
+}
+
 function clientErrorDetail(error: Partial<FastifyError>): string {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return 'Unsupported content type.'
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return 'The request body is too large.'
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'A part of the address is too long.'
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'The request body is not valid JSON.'

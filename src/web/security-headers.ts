@@ -40,12 +40,18 @@ export function allowFormRedirectTo(reply: FastifyReply, redirectUri: string): v
 }
 
 /** DESIGN §5: every answer carries these, pages and APIs alike. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-security-policy': CSP,
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cross-origin-opener-policy': 'same-origin',
+})
+
+export function setSecurityHeaders(reply: FastifyReply): void {
+  reply.headers(SECURITY_HEADERS)
+}
+
 export async function securityHeaders(app: FastifyInstance): Promise<void> {
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.header('content-security-policy', CSP)
-    reply.header('x-frame-options', 'DENY')
-    reply.header('referrer-policy', 'no-referrer')
-    reply.header('x-content-type-options', 'nosniff')
-    reply.header('cross-origin-opener-policy', 'same-origin')
-  })
+  app.addHook('onRequest', async (_request, reply) => setSecurityHeaders(reply))
 }

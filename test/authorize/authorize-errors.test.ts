@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, CHALLENGE, countRows, locationParams, REDIRECT_URI, seed } from '../helpers/browser.js'
 
 let t: TestApp
 let s: Awaited<ReturnType<typeof seed>>
 let narrow: Awaited<ReturnType<typeof seed>>['client']
 beforeAll(async () => {
-  t = await buildTestApp()
+  // One test address makes more authorize requests than a person does in a minute.
+  t = await buildTestApp({ env: GENEROUS_LIMITS })
   s = await seed(t)
   narrow = await t.services.clients.createClient({
     name: 'Read only',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import {
   authorizeUrl,
   Browser,
@@ -13,13 +13,15 @@ import {
   seed,
 } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
+import { expectInvariants } from '../helpers/invariants.js'
 
 const clock = createTestClock(new Date('2026-03-01T10:00:00.000Z'))
 let t: TestApp
 let s: Awaited<ReturnType<typeof seed>>
 let other: Awaited<ReturnType<typeof seed>>
 beforeAll(async () => {
-  t = await buildTestApp({ clock })
+  // One test address makes more authorize requests than a person does in a minute.
+  t = await buildTestApp({ clock, env: GENEROUS_LIMITS })
   s = await seed(t)
   other = await seed(t)
 })
@@ -302,6 +304,39 @@ describe('CSRF on the consent form → 403 and nothing granted', () => {
     ])
     expect(answers.map((r) => r.statusCode).sort()).toEqual([303, 403])
     expect(await countRows(t)).toEqual({ grants: 1, codes: 1 })
+    await expectInvariants(t.database.db)
+  })
+
+  it('ten submits of one form at once: one code; ten tabs answered at once: one grant, ten codes', async () => {
+    const { browser, requestId, csrf } = await consentPage()
+    const form = { request: requestId, csrf_token: csrf, decision: 'allow' }
+    const same = await Promise.all(Array.from({ length: 10 }, () => browser.post('/oauth/authorize', form)))
+    expect(same.map((r) => r.statusCode).sort()).toEqual([303, ...Array<number>(9).fill(403)])
+    expect(await countRows(t)).toEqual({ grants: 1, codes: 1 })
+
+    // The same user with ten consent pages open (each its own request), each asking for more.
+    await t.database.db.deleteFrom('authorization_codes').execute()
+    await t.database.db.deleteFrom('grants').execute()
+    const tabs = await Promise.all(
+      ['links:read', 'links:write', 'ecommerce:write', 'products:sync', 'links:read links:write'].flatMap(
+        (scope) => [0, 1].map(() => consentPage({ ...s.params, scope })),
+      ),
+    )
+    const answers = await Promise.all(
+      tabs.map((tab) =>
+        tab.browser.post('/oauth/authorize', {
+          request: tab.requestId,
+          csrf_token: tab.csrf,
+          decision: 'allow',
+        }),
+      ),
+    )
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(10).fill(303))
+    expect(await countRows(t)).toEqual({ grants: 1, codes: 10 })
+    const grant = await t.database.db.selectFrom('grants').select('scopes').executeTakeFirstOrThrow()
+    // Every approval widened the one grant; none was lost to a concurrent one.
+    expect(grant.scopes).toEqual(['ecommerce:write', 'links:read', 'links:write', 'products:sync'])
+    await expectInvariants(t.database.db)
   })
 })
 

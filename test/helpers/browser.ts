@@ -30,13 +30,24 @@ export class CookieJar {
   }
 }
 
-/** A browser-ish user agent over app.inject: keeps cookies, does not follow redirects. */
+/**
+ * A browser-ish user agent over app.inject: keeps cookies, does not follow redirects. `address` is
+ * the client address the server sees (app.inject's default is 127.0.0.1).
+ */
 export class Browser {
   readonly jar = new CookieJar()
-  constructor(private readonly app: FastifyInstance) {}
+  constructor(
+    private readonly app: FastifyInstance,
+    private readonly address?: string,
+  ) {}
 
   async get(url: string): Promise<LightMyRequestResponse> {
-    const res = await this.app.inject({ method: 'GET', url, headers: { cookie: this.jar.header() } })
+    const res = await this.app.inject({
+      method: 'GET',
+      url,
+      headers: { cookie: this.jar.header() },
+      ...(this.address ? { remoteAddress: this.address } : {}),
+    })
     this.jar.store(res)
     return res
   }
@@ -47,6 +58,7 @@ export class Browser {
       url,
       headers: { cookie: this.jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams(form).toString(),
+      ...(this.address ? { remoteAddress: this.address } : {}),
     })
     this.jar.store(res)
     return res

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, testEngine } from '../helpers/database.js'
 import { freePort } from '../helpers/net.js'
+import { runWholeFlow, spellings } from '../helpers/whole-flow.js'
 
 /** The real entry point (src/main.ts) as a process: start-up, config errors, data kept, graceful stop. */
 
@@ -128,6 +129,46 @@ describe('the server process', () => {
     second.child.kill('SIGINT')
     expect(await second.exited).toBe(0)
   }, 180_000)
+
+  it.skipIf(testEngine() !== 'postgres')(
+    'at LOG_LEVEL=trace its output holds none of the secrets of the whole flow',
+    async () => {
+      const database = await createTestDatabase()
+      try {
+        const [port, adminPort] = [await freePort(), await freePort()]
+        const adminToken = 'process-admin-token-0123456789abcdefghijkl'
+        const running = start({
+          LOG_LEVEL: 'trace',
+          DATABASE_URL: database.url!,
+          DATABASE_POOL_SIZE: '4',
+          ADMIN_TOKEN: adminToken,
+          COOKIE_SECRET: 'process-cookie-secret-0123456789abcdefghij',
+          KEY_ENCRYPTION_KEY: '1'.repeat(64),
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          ADMIN_PORT: String(adminPort),
+          HOST: '127.0.0.1',
+        })
+        await waitForHealth(`http://127.0.0.1:${port}/healthz`, running)
+        const { secrets } = await runWholeFlow(
+          `http://127.0.0.1:${port}`,
+          `http://127.0.0.1:${adminPort}`,
+          adminToken,
+        )
+        running.child.kill('SIGTERM')
+        expect(await running.exited).toBe(0)
+        const output = running.output()
+        expect(output).toContain('/api/oauth/introspect')
+        for (const [name, secret] of Object.entries(secrets))
+          for (const spelling of spellings(secret)) expect(output.includes(spelling), name).toBe(false)
+        for (const secret of ['process-cookie-secret-0123456789abcdefghij', '1'.repeat(64)])
+          expect(output).not.toContain(secret)
+      } finally {
+        await database.close()
+      }
+    },
+    180_000,
+  )
 
   it.skipIf(testEngine() !== 'postgres')(
     'serves from two worker processes on PostgreSQL and stops them all',

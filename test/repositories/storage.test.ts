@@ -244,7 +244,6 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
           now,
           familyExpiresAt: new Date(now.getTime() + 3_600_000),
           tokenExpiresAt: new Date(now.getTime() + 60_000),
-          touchGrantBefore: now,
         })
       const results = await Promise.all(Array.from({ length: 10 }, redeem))
       expect(results.filter((r) => r.issue)).toHaveLength(1)
@@ -281,7 +280,6 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         now,
         familyExpiresAt: now,
         tokenExpiresAt: now,
-        touchGrantBefore: now,
       })
       expect(result.issue).toBeUndefined()
       expect(result.consumed?.codeChallenge).toBe(challenge)

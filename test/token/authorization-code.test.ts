@@ -325,6 +325,14 @@ describe('token endpoint: malformed requests', () => {
     expectOAuthError(await json(payload), 400, 'invalid_request')
   })
 
+  it('refuses a redirect_uri with a NUL byte as invalid_request, without touching the code', async () => {
+    const minted = await mintCode(t, party)
+    const params = { code: minted.code, code_verifier: minted.verifier, client_id: party.client.id }
+    const res = await json(JSON.stringify({ ...params, redirect_uri: `${REDIRECT_URI}\u0000` }))
+    expectOAuthError(res, 400, 'invalid_request')
+    expect((await json(JSON.stringify(params))).statusCode).toBe(200)
+  })
+
   it.each([
     ['a NUL byte', 'abcdefgh\u0000ij'],
     ['a non-ASCII character', 'abcdéfghij'],

@@ -1,17 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { testEngine } from '../helpers/database.js'
-import { createParty, exchangeCode, jwtClaims, mintCode, type Party } from '../helpers/fixtures.js'
+import {
+  createParty,
+  exchangeCode,
+  jwtClaims,
+  mintCode,
+  type Party,
+  type TokenBody,
+} from '../helpers/fixtures.js'
+import { expectInvariants, rowsOfUser } from '../helpers/invariants.js'
+import { createResourceServer, introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
 
 // On PostgreSQL these race for real (a pool of connections, real HTTP); on PGlite they serialise,
 // which still checks the outcome.
 let t: TestApp
 let party: Party
 let base: string
+let rs: ResourceServerCredentials
 beforeAll(async () => {
   t = await buildTestApp()
   party = await createParty(t)
+  rs = await createResourceServer(t)
   base = await t.app.listen({ port: 0, host: '127.0.0.1' })
 })
 afterAll(async () => {
@@ -55,6 +66,7 @@ describe(`concurrent token requests (${testEngine()})`, () => {
       .where('id', '=', familyId)
       .executeTakeFirstOrThrow()
     expect(family.revoked_reason).toBe('refresh_token_reuse')
+    await expectInvariants(t.database.db)
   })
 
   it('of 10 simultaneous redemptions of one code exactly one succeeds', async () => {
@@ -82,6 +94,14 @@ describe(`concurrent token requests (${testEngine()})`, () => {
     expect(Number(count.n)).toBe(1)
     // The other nine were replays of a used code.
     expect(families[0]!.revoked_reason).toBe('code_replay')
+    const code = await t.database.db
+      .selectFrom('authorization_codes')
+      .select(['consumed_at', 'family_id'])
+      .where('code_hash', '=', sha256(minted.code))
+      .executeTakeFirstOrThrow()
+    expect(code.consumed_at).not.toBeNull()
+    expect(code.family_id).toBe(families[0]!.id)
+    await expectInvariants(t.database.db)
   })
 
   it('refreshes distinct families in parallel without interfering', async () => {
@@ -92,5 +112,63 @@ describe(`concurrent token requests (${testEngine()})`, () => {
       ),
     )
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
+    await expectInvariants(t.database.db)
+  })
+})
+
+describe(`deleting a user while tokens are issued (${testEngine()})`, () => {
+  /**
+   * DELETE /admin/users/:id racing a code exchange and a refresh of the same user. Whichever wins,
+   * once all three have answered nothing of the user is left (ON DELETE CASCADE), no request was
+   * a 5xx, and whatever tokens were handed out are dead: they neither introspect active nor refresh.
+   */
+  it('leaves no row and no usable token of the user, whatever the order', { timeout: 120_000 }, async () => {
+    for (let round = 0; round < 30; round++) {
+      const victim = await createParty(t)
+      const first = await exchangeCode(t, victim)
+      const minted = await mintCode(t, victim)
+      // A grant last used over a minute ago: the exchange and the refresh also write its row.
+      await t.database.db
+        .updateTable('grants')
+        .set({ last_used_at: null })
+        .where('id', '=', victim.grant.id)
+        .execute()
+      const [deleted, exchanged, refreshed] = await Promise.all([
+        t.admin.inject({ method: 'DELETE', url: `/admin/users/${victim.userId}`, headers: adminHeaders }),
+        post({ code: minted.code, code_verifier: minted.verifier, client_id: victim.client.id }),
+        post({
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token,
+          client_id: victim.client.id,
+        }),
+      ])
+      expect(deleted.statusCode, deleted.body).toBe(204)
+      const issued: TokenBody[] = [first]
+      for (const answer of [exchanged, refreshed]) {
+        const body = (await answer.json()) as TokenBody & { error?: string }
+        expect([200, 400], JSON.stringify(body)).toContain(answer.status)
+        if (answer.status === 200) issued.push(body)
+        else expect(body.error).toBe('invalid_grant')
+      }
+      expect(await rowsOfUser(t.database.db, victim.userId)).toEqual({
+        users: 0,
+        sign_in_sessions: 0,
+        grants: 0,
+        authorization_codes: 0,
+        refresh_families: 0,
+        refresh_tokens: 0,
+      })
+      for (const tokens of issued) {
+        expect(await introspect(t, rs, tokens.access_token)).toEqual({ active: false })
+        expect(await introspect(t, rs, tokens.refresh_token)).toEqual({ active: false })
+        const again = await post({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: victim.client.id,
+        })
+        expect(again.status).toBe(400)
+      }
+      await expectInvariants(t.database.db)
+    }
   })
 })

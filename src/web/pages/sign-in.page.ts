@@ -1,5 +1,6 @@
 import { html } from '../html.js'
 import { page, SERVICE_NAME } from '../layout.js'
+import { tooManySignInAttempts } from './rate-limited.page.js'
 
 export const SIGN_IN_FAILED = 'Email or password is incorrect'
 
@@ -12,6 +13,8 @@ export function signInPage(options: {
   clientName?: string
   email?: string
   failed?: boolean
+  /** Attempts for this email are held back: say how long to wait (429). */
+  retryAfterSeconds?: number
 }): string {
   return page(
     'Sign in',
@@ -23,6 +26,11 @@ export function signInPage(options: {
           : ''
       }
       ${options.failed ? html`<p class="alert" role="alert">${SIGN_IN_FAILED}</p>` : ''}
+      ${
+        options.retryAfterSeconds !== undefined
+          ? html`<p class="alert" role="alert">${tooManySignInAttempts(options.retryAfterSeconds)}</p>`
+          : ''
+      }
       <form method="post" action="/login">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}

@@ -1,0 +1,165 @@
+import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import type { Config } from '../config.js'
+import { RateLimitedError } from '../errors.js'
+import type { Metrics } from '../metrics/metrics.js'
+import { parseBasicAuthorization } from '../web/basic-auth.js'
+import { formField } from '../web/form.js'
+import { clientAddress } from './client-address.js'
+import type { Count, CounterStore } from './counter-store.js'
+
+const MINUTE = 60_000
+/** Client ids and resource-server ids we issue; anything else identifies no one. */
+const CALLER_ID = /^[A-Za-z0-9_-]{1,100}$/
+
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>
+
+/** @fastify/rate-limit's store protocol over our CounterStore (one store for every limit; keys name the limit). */
+function pluginStore(store: CounterStore): FastifyRateLimitStoreCtor {
+  type Done = (err: Error | null, result?: { current: number; ttl: number }) => void
+  const settle = (counted: Promise<Count>, done: Done) =>
+    void counted.then(
+      (c) => done(null, { current: c.count, ttl: c.resetInMs }),
+      (err: Error) => done(err),
+    )
+  const adapter = {
+    incr: (key: string, done: Done, windowMs: number) => settle(store.increment(key, windowMs), done),
+    read: (key: string, done: Done) => settle(store.peek(key), done),
+    child: () => adapter,
+  }
+  // The plugin calls `new Store(options)`; a constructor returning an object yields that object.
+  return function PluginStore() {
+    return adapter
+  } as unknown as FastifyRateLimitStoreCtor
+}
+
+/** The caller an OAuth API request names: the HTTP Basic user-id, else the body's client_id. */
+function callerFrom(request: FastifyRequest, bodyClientId: boolean): string | undefined {
+  const id =
+    parseBasicAuthorization(request.headers.authorization)?.id ??
+    (bodyClientId ? formField(request.body, 'client_id') : undefined)
+  return id !== undefined && CALLER_ID.test(id) ? id : undefined
+}
+
+type HookName = 'onRequest' | 'preHandler' | 'onResponse'
+
+function addRouteHook(route: RouteOptions, name: HookName, hook: Hook) {
+  const existing = route[name] as Hook | Hook[] | undefined
+  route[name] = (existing === undefined ? [] : [existing].flat()).concat(hook) as never
+}
+
+/**
+ * Every request rate limit of the public listener, in one table (docs/operating.md, "Rate limits").
+ * Sign-in failures per account are counted by the sign-in throttle, in the same store.
+ *
+ * - POST /login: SIGN_IN_RATE_LIMIT per address per minute, every attempt (argon2 is expensive).
+ * - GET/POST /oauth/authorize and its continuation: AUTHORIZE_RATE_LIMIT per address per minute.
+ * - token, revocation, introspection: a quota per (caller, address) per minute. The caller is the
+ *   client_id (public, so not a credential: keyed with the address, nobody can spend another's
+ *   quota) or the resource-server id. Requests naming no caller (whatever their answer: 400, 413,
+ *   415, …), and requests whose caller fails authentication (401), count against
+ *   UNIDENTIFIED_RATE_LIMIT per address; once that is spent, every OAuth API request from the
+ *   address waits, so neither garbage nor made-up client ids buy fresh quota.
+ */
+export function rateLimits(
+  deps: { store: CounterStore; metrics: Pick<Metrics, 'rateLimited'> },
+  config: Pick<
+    Config,
+    | 'rateLimits'
+    | 'signInRateLimit'
+    | 'authorizeRateLimit'
+    | 'tokenRateLimit'
+    | 'revocationRateLimit'
+    | 'introspectionRateLimit'
+    | 'unidentifiedRateLimit'
+  >,
+) {
+  return fp(async (app: FastifyInstance) => {
+    if (!config.rateLimits) return
+    await app.register(rateLimit, {
+      global: false,
+      store: pluginStore(deps.store),
+      // Retry-After comes with the 429 itself (the error handler); no X-RateLimit-* on every answer.
+      addHeaders: {
+        'x-ratelimit-limit': false,
+        'x-ratelimit-remaining': false,
+        'x-ratelimit-reset': false,
+        'retry-after': false,
+      },
+      addHeadersOnExceeding: {
+        'x-ratelimit-limit': false,
+        'x-ratelimit-remaining': false,
+        'x-ratelimit-reset': false,
+      },
+    })
+
+    const refuse = (limit: string, retryAfterMs: number) => {
+      deps.metrics.rateLimited.inc({ limit })
+      return new RateLimitedError(limit, retryAfterMs)
+    }
+    const perAddress = (limit: string, max: number): Hook =>
+      app.rateLimit({
+        max,
+        timeWindow: MINUTE,
+        keyGenerator: (request) => `${limit}:${clientAddress(request)}`,
+        errorResponseBuilder: (_request, context) => refuse(limit, context.ttl),
+      })
+
+    /** Counts the request; refuses it once the limit is passed. */
+    const hit = async (limiter: Limiter, request: FastifyRequest, limit: string) => {
+      const result = await limiter(request)
+      if (!result.isAllowed && result.isExceeded) throw refuse(limit, result.ttl)
+    }
+    /** Refuses the request, without counting it, when the limit is spent. */
+    const spent = async (limiter: Limiter, request: FastifyRequest, limit: string) => {
+      const result = await limiter(request, { increment: false })
+      if (!result.isAllowed && result.remaining === 0) throw refuse(limit, result.ttl)
+    }
+
+    const unidentified = app.createRateLimit({
+      max: config.unidentifiedRateLimit,
+      timeWindow: MINUTE,
+      keyGenerator: (request) => `oauth_unidentified:${clientAddress(request)}`,
+    })
+    const perCaller = (limit: string, max: number, bodyClientId: boolean) => {
+      const caller = (request: FastifyRequest) => callerFrom(request, bodyClientId)
+      const limiter = app.createRateLimit({
+        max,
+        timeWindow: MINUTE,
+        keyGenerator: (request) => `${limit}:${caller(request)}@${clientAddress(request)}`,
+      })
+      return {
+        // Before the body is read (cheap): an address that spent its unidentified quota waits.
+        onRequest: (request: FastifyRequest) => spent(unidentified, request, 'oauth_unidentified'),
+        preHandler: async (request: FastifyRequest) => {
+          if (caller(request) !== undefined) await hit(limiter, request, limit)
+        },
+        // Whatever the answer (400, 401, 413, 415, …), a request that named no valid caller, or
+        // whose caller failed authentication, counts against its address.
+        onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
+          const status = reply.statusCode
+          if (status !== 429 && (status === 401 || caller(request) === undefined)) await unidentified(request)
+        },
+      }
+    }
+
+    const authorize = perAddress('authorize', config.authorizeRateLimit)
+    const rules: Record<string, Partial<Record<HookName, Hook>>> = {
+      'POST /login': { onRequest: perAddress('sign_in', config.signInRateLimit) },
+      'GET /oauth/authorize': { onRequest: authorize },
+      'GET /oauth/authorize/continue': { onRequest: authorize },
+      'POST /oauth/authorize': { onRequest: authorize },
+      'POST /api/oauth/token': perCaller('token', config.tokenRateLimit, true),
+      'POST /api/oauth/revoke': perCaller('revocation', config.revocationRateLimit, true),
+      'POST /api/oauth/introspect': perCaller('introspection', config.introspectionRateLimit, false),
+    }
+    app.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        const rule = rules[`${method === 'HEAD' ? 'GET' : method} ${route.url}`]
+        for (const [name, hook] of Object.entries(rule ?? {})) addRouteHook(route, name as HookName, hook)
+      }
+    })
+  })
+}
