@@ -39,6 +39,8 @@ async function startLinksApi(
     audience: t.config.accessTokenAudience,
     credentials: rs,
     jwksRefetchFloorSeconds: 1,
+    // What the verifier says goes to a list (a test may read it), not to the test run's output.
+    logger: captureLogger().logger,
     ...options,
   })
   const app = await buildLinksApp({ config: { publicUrl: base }, db: linksDb.db, verifier: v })
