@@ -27,7 +27,11 @@ export interface ResourceVerifierOptions {
   introspectionCacheSeconds?: number
   /** Leeway on exp, nbf and iat (default 5). */
   clockToleranceSeconds?: number
-  /** Minimum time between JWKS fetches caused by an unknown kid (default 10). */
+  /**
+   * Minimum time between JWKS fetches caused by an unknown kid (default 1). It bounds what tokens
+   * with made-up kids can cost (one fetch a second per verifier), and it is also the longest a
+   * token signed with a freshly rotated key can be refused, so it stays short.
+   */
   jwksRefetchFloorSeconds?: number
   logger?: ResourceLogger
   fetch?: Fetch
@@ -79,7 +83,7 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
     )
   const stalenessMs = seconds('maxFeedStalenessSeconds', options.maxFeedStalenessSeconds, 10, 0.1) * 1000
   const cacheSeconds = seconds('introspectionCacheSeconds', options.introspectionCacheSeconds, 5)
-  const floorMs = seconds('jwksRefetchFloorSeconds', options.jwksRefetchFloorSeconds, 10) * 1000
+  const floorMs = seconds('jwksRefetchFloorSeconds', options.jwksRefetchFloorSeconds, 1) * 1000
   const leeway = seconds('clockToleranceSeconds', options.clockToleranceSeconds, 5)
   const fetchImpl = options.fetch ?? fetch
   const logger = options.logger ?? consoleLogger

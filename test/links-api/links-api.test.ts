@@ -38,7 +38,6 @@ async function startLinksApi(
     issuer,
     audience: t.config.accessTokenAudience,
     credentials: rs,
-    jwksRefetchFloorSeconds: 1,
     // What the verifier says goes to a list (a test may read it), not to the test run's output.
     logger: captureLogger().logger,
     ...options,
@@ -515,7 +514,7 @@ describe('revocation, key rotation and feed outages, end to end', () => {
     const party = await createParty(t)
     const before = (await exchangeCode(t, party)).access_token
     const fetchesBefore = verifier.stats().jwksFetches
-    // The verifier refetches the key set on an unknown kid at most once a second here (the floor).
+    // The verifier refetches the key set on an unknown kid at most once a second (its default floor).
     await new Promise((r) => setTimeout(r, 1100))
     const rotated = await t.admin.inject({ method: 'POST', url: '/admin/keys/rotate', headers: adminHeaders })
     expect(rotated.statusCode).toBe(201)
