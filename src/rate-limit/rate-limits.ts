@@ -56,7 +56,7 @@ function addRouteHook(route: RouteOptions, name: HookName, hook: Hook) {
  *
  * - POST /login: SIGN_IN_RATE_LIMIT per address per minute, every attempt (argon2 is expensive).
  * - GET/POST /oauth/authorize and its continuation: AUTHORIZE_RATE_LIMIT per address per minute.
- * - token, revocation, introspection: a quota per (caller, address) per minute. The caller is the
+ * - token, revocation, introspection, the revocation event feed: a quota per (caller, address) per minute. The caller is the
  *   client_id (public, so not a credential: keyed with the address, nobody can spend another's
  *   quota) or the resource-server id. Requests naming no caller (whatever their answer: 400, 413,
  *   415, …), and requests whose caller fails authentication (401), count against
@@ -146,6 +146,9 @@ export function rateLimits(
     }
 
     const authorize = perAddress('authorize', config.authorizeRateLimit)
+    // The revocation feed authenticates resource servers as introspection does, so it is limited
+    // the same way (its own count, the same maximum): stream creation and polls together.
+    const eventFeed = perCaller('event_feed', config.introspectionRateLimit, false)
     const rules: Record<string, Partial<Record<HookName, Hook>>> = {
       'POST /login': { onRequest: perAddress('sign_in', config.signInRateLimit) },
       'GET /oauth/authorize': { onRequest: authorize },
@@ -154,6 +157,8 @@ export function rateLimits(
       'POST /api/oauth/token': perCaller('token', config.tokenRateLimit, true),
       'POST /api/oauth/revoke': perCaller('revocation', config.revocationRateLimit, true),
       'POST /api/oauth/introspect': perCaller('introspection', config.introspectionRateLimit, false),
+      'POST /api/events/streams': eventFeed,
+      'POST /api/events/streams/:stream_id/poll': eventFeed,
     }
     app.addHook('onRoute', (route) => {
       for (const method of [route.method].flat()) {

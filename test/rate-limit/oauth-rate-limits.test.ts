@@ -194,6 +194,45 @@ describe('introspection: INTROSPECTION_RATE_LIMIT per (resource server, address)
   })
 })
 
+describe('revocation event feed: INTROSPECTION_RATE_LIMIT per (resource server, address) a minute, its own count', () => {
+  const feed = (address: string, url: string, credentials: ResourceServerCredentials) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      remoteAddress: address,
+      headers: {
+        'content-type': 'application/json',
+        authorization: basicAuth(credentials.id, credentials.secret),
+      },
+      payload: url.endsWith('/poll') ? { returnImmediately: true } : {},
+    })
+
+  it('stream creation and polls count together; the 5th gets 429 JSON; introspection is counted apart', async () => {
+    const address = newAddress()
+    const created = await feed(address, '/api/events/streams', rs)
+    expect(created.statusCode).toBe(201)
+    const poll = `/api/events/streams/${created.json().stream_id}/poll`
+    for (let i = 0; i < 3; i++) expect((await feed(address, poll, rs)).statusCode).toBe(200)
+    expectOAuth429(await feed(address, '/api/events/streams', rs))
+    expect((await feed(address, poll, rs)).statusCode).toBe(429)
+    const introspected = await post(
+      '/api/oauth/introspect',
+      address,
+      { token: randomToken() },
+      { authorization: basicAuth(rs.id, rs.secret) },
+    )
+    expect(introspected.statusCode).toBe(200)
+  })
+
+  it('a wrong secret (401) counts against the address', async () => {
+    const address = newAddress()
+    const wrong = { id: rs.id, secret: randomToken(32) }
+    for (let i = 0; i < 3; i++)
+      expect((await feed(address, '/api/events/streams', wrong)).statusCode).toBe(401)
+    expectOAuth429(await feed(address, '/api/events/streams', rs))
+  })
+})
+
 describe('authorization endpoint: AUTHORIZE_RATE_LIMIT per address a minute', () => {
   it('the 4th request gets a 429 page with Retry-After; the continuation and the consent form count too', async () => {
     const s = await seed(t)
