@@ -4,6 +4,7 @@ import { statusTitle } from './errors.js'
 import type { AppDeps } from './services.js'
 import { errorHandling, sendError } from './web/error-handler.js'
 import { assertParameterLimits, parseParameters } from './web/parameters.js'
+import { waitForRunningHandlersOnClose } from './web/running-handlers.js'
 import { SECURITY_HEADERS, securityHeaders, setSecurityHeaders } from './web/security-headers.js'
 
 /**
@@ -40,6 +41,7 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
     },
     clientErrorHandler: answerUnparsableRequest,
   })
+  waitForRunningHandlersOnClose(app)
   app.addHook('preValidation', assertParameterLimits)
   await errorHandling(app)
   await securityHeaders(app)
