@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely'
+import { lockEnabledClient } from '../clients/client.repository.js'
 import type { Database } from '../db/database.js'
+import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import {
@@ -84,6 +86,8 @@ export function createGrantService(
      */
     approveAndIssueCode(request: CodeRequest, trx?: Kysely<Database>): Promise<IssuedCode> {
       return inTransaction(trx, async (t) => {
+        if (!(await lockEnabledClient(t, request.clientId)))
+          throw new OAuthError('invalid_client', 'No enabled application has this client_id.', 400)
         const grant = await upsertGrant(t, request, clock.now())
         return insertCode(t, request, grant.id)
       })

@@ -4,6 +4,7 @@ import { sha256 } from '../../src/lib/secrets.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { CHALLENGE, countRows, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
+import { createParty } from '../helpers/fixtures.js'
 
 const clock = createTestClock(new Date('2026-03-01T10:00:00.000Z'))
 let t: TestApp
@@ -27,6 +28,16 @@ const request = (scopes: string[]) => ({
 })
 
 describe('grant service: the code contract the token endpoint relies on', () => {
+  it('approveAndIssueCode refuses a disabled client and writes nothing', async () => {
+    const party = await createParty(t)
+    await t.database.db.deleteFrom('grants').execute()
+    await t.services.clients.disableClient(party.client.id)
+    await expect(
+      t.services.grants.approveAndIssueCode({ ...request(['links:read']), clientId: party.client.id }),
+    ).rejects.toMatchObject({ code: 'invalid_client' })
+    expect(await countRows(t)).toEqual({ grants: 0, codes: 0 })
+  })
+
   it('approveAndIssueCode stores only sha256(code), bound to the grant, expiring after AUTH_CODE_TTL', async () => {
     const issued = await t.services.grants.approveAndIssueCode(request(['links:read']))
     expect(issued.code).toMatch(/^[A-Za-z0-9_-]{43}$/)

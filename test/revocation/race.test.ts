@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { CHALLENGE } from '../helpers/browser.js'
 import { createParty, exchangeCode, mintCode, type TokenBody, tokenRequest } from '../helpers/fixtures.js'
 import { expectInvariants } from '../helpers/invariants.js'
 import {
@@ -98,6 +99,38 @@ it('revoking a refresh token while it rotates leaves its family dead', { timeout
       expect(await introspect(t, rs, issued.access_token)).toEqual({ active: false })
       expect(await introspect(t, rs, issued.refresh_token)).toEqual({ active: false })
     }
+    await expectInvariants(t.database.db)
+  }
+})
+
+/**
+ * Consent racing the operator disabling the client: an Allow either commits before the disable
+ * (whose revocation then covers its grant) or finds the client disabled and writes nothing. Either
+ * way no live grant of a disabled client is left.
+ */
+it('disabling a client while users approve it leaves no live grant of it', { timeout: 120_000 }, async () => {
+  for (let round = 0; round < 10; round++) {
+    const party = await createParty(t)
+    await t.services.connectedApps.revoke(party.userId, party.client.id)
+    const approvals = [1, 2, 3].map(() =>
+      t.services.grants
+        .approveAndIssueCode({
+          userId: party.userId,
+          clientId: party.client.id,
+          redirectUri: party.client.redirectUris[0] as string,
+          scopes: ['links:read'],
+          codeChallenge: CHALLENGE,
+        })
+        .then(
+          () => 'approved',
+          (err: { code?: string }) => err.code,
+        ),
+    )
+    const [outcomes] = await Promise.all([
+      Promise.all(approvals),
+      t.services.clients.disableClient(party.client.id),
+    ])
+    for (const outcome of outcomes) expect(['approved', 'invalid_client']).toContain(outcome)
     await expectInvariants(t.database.db)
   }
 })
