@@ -1,9 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import {
   BROWSER_TEST_TIMEOUT,
@@ -15,17 +14,6 @@ import {
 } from '../helpers/playwright.js'
 import type { Browser } from 'playwright-core'
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
 /** `npm run demo` (scripts/demo.ts) against a running server, with a person's part played in chromium. */
 describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
   let t: TestApp
@@ -35,12 +23,9 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
   const children: ChildProcess[] = []
 
   beforeAll(async () => {
-    const [port, adminPort] = [await freePort(), await freePort()]
-    publicUrl = `http://127.0.0.1:${port}`
-    adminUrl = `http://127.0.0.1:${adminPort}`
-    t = await buildTestApp({ env: { ISSUER: publicUrl } })
-    await t.app.listen({ port, host: '127.0.0.1' })
-    await t.admin.listen({ port: adminPort, host: '127.0.0.1' })
+    const served = await listenTestApp({}, { admin: true })
+    ;({ t, issuer: publicUrl } = served)
+    adminUrl = served.adminUrl as string
     browser = await launchBrowser()
   })
   afterAll(async () => {

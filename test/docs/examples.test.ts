@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linkauthClient } from '../../docs/examples/client.js'
 import { accessTokenVerifier } from '../../docs/examples/resource-server.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 
@@ -16,22 +15,9 @@ import { HttpBrowser } from '../helpers/http-browser.js'
 const doc = readFileSync('docs/integrating.md', 'utf8')
 const example = (name: string) => readFileSync(`docs/examples/${name}`, 'utf8')
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 let t: TestApp
 beforeAll(async () => {
-  const port = await freePort()
-  t = await buildTestApp({ env: { ISSUER: `http://127.0.0.1:${port}` } })
-  await t.app.listen({ port, host: '127.0.0.1' })
+  ;({ t } = await listenTestApp())
 })
 afterAll(async () => t.close())
 

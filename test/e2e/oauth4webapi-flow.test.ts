@@ -1,10 +1,9 @@
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
-import { freePort } from '../helpers/net.js'
 
 /**
  * The whole flow over real HTTP with a strict third-party client library (oauth4webapi): discovery,
@@ -15,9 +14,7 @@ import { freePort } from '../helpers/net.js'
 let t: TestApp
 let issuer: URL
 beforeAll(async () => {
-  const port = await freePort()
-  t = await buildTestApp({ env: { ISSUER: `http://127.0.0.1:${port}` } })
-  await t.app.listen({ port, host: '127.0.0.1' })
+  ;({ t } = await listenTestApp())
   issuer = new URL(t.config.issuer)
 })
 afterAll(async () => t.close())

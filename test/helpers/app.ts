@@ -7,6 +7,7 @@ import { type Clock, systemClock } from '../../src/lib/clock.js'
 import { createLogger } from '../../src/logger.js'
 import { createServices, type Services } from '../../src/services.js'
 import { createTestDatabase, type TestDatabase } from './database.js'
+import { freePort } from './net.js'
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdefghijklmnop'
 
@@ -26,6 +27,23 @@ export interface TestAppOptions {
   database?: TestDatabase
   /** Where the log lines go (by default stdout, at TEST_LOG_LEVEL or silent). */
   logDestination?: DestinationStream
+}
+
+/**
+ * A test app serving real HTTP: the public listener on a free port of 127.0.0.1 that is also its
+ * ISSUER (discovery and strict clients check that the two agree), and the admin listener too when
+ * asked. The caller closes it with t.close().
+ */
+export async function listenTestApp(
+  options: TestAppOptions = {},
+  listeners: { admin?: boolean } = {},
+): Promise<{ t: TestApp; issuer: string; adminUrl: string | undefined }> {
+  const port = await freePort()
+  const issuer = `http://127.0.0.1:${port}`
+  const t = await buildTestApp({ ...options, env: { ISSUER: issuer, ...options.env } })
+  await t.app.listen({ port, host: '127.0.0.1' })
+  const adminUrl = listeners.admin ? await t.admin.listen({ port: 0, host: '127.0.0.1' }) : undefined
+  return { t, issuer, adminUrl }
 }
 
 /** Both listeners over a fresh database of their own, ready for app.inject or listen(). */

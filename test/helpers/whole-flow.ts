@@ -76,24 +76,18 @@ export async function runWholeFlow(
   const redirectUri = 'https://app.example/callback'
   const password = `pw ${randomBytes(9).toString('base64url')} +&%`
   const email = `flow-${randomBytes(4).toString('hex')}@example.com`
-  const client = json<{ client_id: string }>(
-    expectStatus(
-      await http(`${adminBase}/admin/clients`, {
-        json: { name: 'Flow App', redirect_uris: [redirectUri] },
-        headers: admin,
-      }),
-      201,
-    ),
-  )
-  const second = json<{ client_id: string }>(
-    expectStatus(
-      await http(`${adminBase}/admin/clients`, {
-        json: { name: 'Second App', redirect_uris: [redirectUri] },
-        headers: admin,
-      }),
-      201,
-    ),
-  )
+  const registerClient = async (name: string) =>
+    json<{ client_id: string }>(
+      expectStatus(
+        await http(`${adminBase}/admin/clients`, {
+          json: { name, redirect_uris: [redirectUri] },
+          headers: admin,
+        }),
+        201,
+      ),
+    )
+  const client = await registerClient('Flow App')
+  const second = await registerClient('Second App')
   const user = json<{ id: string }>(
     expectStatus(await http(`${adminBase}/admin/users`, { json: { email, password }, headers: admin }), 201),
   )

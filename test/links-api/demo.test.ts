@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
 import { hiddenField } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { freePort } from '../helpers/net.js'
@@ -19,12 +19,9 @@ let adminUrl: string
 let dataDir: string
 let demo: ChildProcess | undefined
 beforeAll(async () => {
-  const [port, adminPort] = [await freePort(), await freePort()]
-  issuer = `http://127.0.0.1:${port}`
-  adminUrl = `http://127.0.0.1:${adminPort}`
-  t = await buildTestApp({ env: { ISSUER: issuer } })
-  await t.app.listen({ port, host: '127.0.0.1' })
-  await t.admin.listen({ port: adminPort, host: '127.0.0.1' })
+  const served = await listenTestApp({}, { admin: true })
+  ;({ t, issuer } = served)
+  adminUrl = served.adminUrl as string
   dataDir = mkdtempSync(join(tmpdir(), 'links-demo-'))
 })
 afterAll(async () => {

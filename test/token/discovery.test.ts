@@ -1,17 +1,14 @@
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { createParty, mintCode, type Party, REDIRECT_URI } from '../helpers/fixtures.js'
-import { freePort } from '../helpers/net.js'
 
 // The issuer must be the address the client reaches, so the app is built for a port found first.
 let t: TestApp
 let party: Party
 let issuer: URL
 beforeAll(async () => {
-  const port = await freePort()
-  t = await buildTestApp({ env: { ISSUER: `http://127.0.0.1:${port}` } })
-  await t.app.listen({ port, host: '127.0.0.1' })
+  ;({ t } = await listenTestApp())
   issuer = new URL(t.config.issuer)
   party = await createParty(t)
 })
