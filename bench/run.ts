@@ -16,6 +16,7 @@ import { startBenchServer } from './server.js'
 const { connections } = benchSettings
 const only = process.env.BENCH_ONLY?.split(',')
 const rows: ScenarioRow[] = []
+const server = await startBenchServer()
 
 async function run(
   name: string,
@@ -24,10 +25,9 @@ async function run(
   okClass: '2xx' | '3xx' = '2xx',
 ): Promise<void> {
   if (only && !only.some((o) => name.startsWith(o))) return
-  rows.push(await runScenario(name, options, target, okClass))
+  rows.push(await runScenario(name, options, target, okClass, server.pid))
 }
 
-const server = await startBenchServer()
 try {
   const party = await prepareParty(server)
   printHeader(` workers=${process.env.WORKERS ?? 1}`)

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import { cpuPerRequest, sampleCpu } from './cpu.js'
 
 /** One measured scenario: requests per second, p50/p99 latency (ms), errors. */
 export interface ScenarioRow {
@@ -8,6 +9,8 @@ export interface ScenarioRow {
   p99: number
   errors: number
   target?: number
+  /** Microseconds of CPU per request: the server, PostgreSQL, the load generator (when measured). */
+  cpu?: { server: number; postgres: number; loadGenerator: number }
 }
 
 export type ScenarioOptions = Parameters<typeof autocannon>[0]
@@ -28,6 +31,7 @@ export function printHeader(extra = ''): void {
     'p50 ms'.padStart(7),
     'p99 ms'.padStart(7),
     'errors'.padStart(7),
+    '  CPU µs/request: server pg load',
   )
 }
 
@@ -40,9 +44,12 @@ export async function runScenario(
   options: ScenarioOptions,
   target?: number,
   okClass: '2xx' | '3xx' = '2xx',
+  serverPid?: number,
 ): Promise<ScenarioRow> {
   const { connections, duration } = benchSettings
+  const before = serverPid ? sampleCpu(serverPid) : undefined
   const result = await autocannon({ connections, ...('amount' in options ? {} : { duration }), ...options })
+  const after = serverPid ? sampleCpu(serverPid) : undefined
   const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx']
   const errors = result.errors + result.timeouts + (answered - result[okClass])
   const row = {
@@ -52,6 +59,7 @@ export async function runScenario(
     p99: result.latency.p99,
     errors,
     target,
+    cpu: before && after ? cpuPerRequest(before, after, result.requests.total) : undefined,
   }
   console.log(
     name.padEnd(44),
@@ -59,6 +67,7 @@ export async function runScenario(
     String(row.p50).padStart(7),
     String(row.p99).padStart(7),
     String(row.errors).padStart(7),
+    row.cpu ? `  ${row.cpu.server} ${row.cpu.postgres} ${row.cpu.loadGenerator}` : '',
     target ? `  target ≥ ${target}/s, p99 ≤ 50 ms` : '',
   )
   return row

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
+import { prepareStatement } from '../db/prepared-statement.js'
 
 /** The facts of a refresh token an access token is issued from. */
 export interface RefreshTokenIssue {
@@ -10,29 +11,20 @@ export interface RefreshTokenIssue {
   scopes: string[]
 }
 
-/**
- * Rotates a refresh token in ONE statement (the hot path: one round trip, no explicit transaction).
- * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
- * family under a live grant, and the requested scopes are within the family's; the successor is
- * inserted by the same statement. Concurrent uses of one token serialise on its row: exactly one
- * gets a row back. The grant's last_used_at is refreshed at most once per `touchGrantBefore` window,
- * so busy grants do not turn every refresh into a contended write.
- */
-export async function rotateRefreshToken(
-  db: Kysely<Database>,
-  rotation: {
-    tokenHash: string
-    newTokenHash: string
-    clientId: string
-    /** null keeps the family's scopes (RFC 6749 §6). */
-    requestedScopes: string[] | null
-    now: Date
-    newTokenExpiresAt: Date
-    touchGrantBefore: Date
-  },
-): Promise<RefreshTokenIssue | undefined> {
+export interface RefreshRotation {
+  tokenHash: string
+  newTokenHash: string
+  clientId: string
+  /** null keeps the family's scopes (RFC 6749 §6). */
+  requestedScopes: string[] | null
+  now: Date
+  newTokenExpiresAt: Date
+  touchGrantBefore: Date
+}
+
+const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
   const requested = rotation.requestedScopes
-  const { rows } = await sql<{ family_id: string; grant_id: string; user_id: string; scopes: string[] }>`
+  return sql<{ family_id: string; grant_id: string; user_id: string; scopes: string[] }>`
     with rotated as (
       update refresh_tokens as t
          set rotated_at = ${rotation.now}
@@ -61,8 +53,22 @@ export async function rotateRefreshToken(
     )
     select rotated.family_id, rotated.grant_id, rotated.user_id, successor.scopes
       from rotated join successor on successor.family_id = rotated.family_id
-  `.execute(db)
-  const row = rows[0]
+  `
+})
+
+/**
+ * Rotates a refresh token in ONE statement (the hot path: one round trip, no explicit transaction).
+ * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
+ * family under a live grant, and the requested scopes are within the family's; the successor is
+ * inserted by the same statement. Concurrent uses of one token serialise on its row: exactly one
+ * gets a row back. The grant's last_used_at is refreshed at most once per `touchGrantBefore` window,
+ * so busy grants do not turn every refresh into a contended write.
+ */
+export async function rotateRefreshToken(
+  db: Kysely<Database>,
+  rotation: RefreshRotation,
+): Promise<RefreshTokenIssue | undefined> {
+  const [row] = await rotationStatement.execute(db, rotation)
   return (
     row && {
       familyId: row.family_id,

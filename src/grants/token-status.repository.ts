@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
+import { prepareStatement } from '../db/prepared-statement.js'
 
 /** What an access token names: checked against the database on every introspection. */
 export interface AccessTokenReference {
@@ -17,8 +18,9 @@ export interface AccessTokenReference {
  * disabling a client revokes its grants in the same transaction, so neither needs a join of its own
  * (planning, not execution, dominates this statement: every table less counts).
  */
-export async function isAccessTokenLive(db: Kysely<Database>, ref: AccessTokenReference): Promise<boolean> {
-  const { rows } = await sql<{ live: number }>`
+const accessTokenLive = prepareStatement(
+  (_db, ref: AccessTokenReference) =>
+    sql<{ live: number }>`
     select 1 as live
       from refresh_families f
       join grants g on g.id = f.grant_id
@@ -29,8 +31,11 @@ export async function isAccessTokenLive(db: Kysely<Database>, ref: AccessTokenRe
        and f.revoked_at is null
        and g.revoked_at is null
        and not exists (select 1 from revoked_access_tokens r where r.jti = ${ref.jti})
-  `.execute(db)
-  return rows.length > 0
+  `,
+)
+
+export async function isAccessTokenLive(db: Kysely<Database>, ref: AccessTokenReference): Promise<boolean> {
+  return (await accessTokenLive.execute(db, ref)).length > 0
 }
 
 /** A refresh token with everything that decides whether it is live, read in one statement. */
@@ -51,11 +56,8 @@ export interface RefreshTokenRecord {
   clientDisabledAt: Date | null
 }
 
-export async function findRefreshTokenRecord(
-  db: Kysely<Database>,
-  tokenHash: string,
-): Promise<RefreshTokenRecord | undefined> {
-  const row = await db
+const refreshTokenRecord = prepareStatement((db, { tokenHash }: { tokenHash: string }) =>
+  db
     .selectFrom('refresh_tokens as t')
     .innerJoin('refresh_families as f', 'f.id', 't.family_id')
     .innerJoin('grants as g', 'g.id', 'f.grant_id')
@@ -75,8 +77,14 @@ export async function findRefreshTokenRecord(
       'g.revoked_at as grant_revoked_at',
       'c.disabled_at as client_disabled_at',
     ])
-    .where('t.token_hash', '=', tokenHash)
-    .executeTakeFirst()
+    .where('t.token_hash', '=', tokenHash),
+)
+
+export async function findRefreshTokenRecord(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<RefreshTokenRecord | undefined> {
+  const [row] = await refreshTokenRecord.execute(db, { tokenHash })
   return (
     row && {
       familyId: row.family_id,

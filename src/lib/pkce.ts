@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import { constantTimeEqual } from './secrets.js'
 
 /** RFC 7636 §4.1: 43–128 characters of the unreserved set. */
@@ -15,7 +15,9 @@ export function isValidS256Challenge(challenge: string): boolean {
 }
 
 export function s256Challenge(verifier: string): string {
-  return createHash('sha256').update(verifier, 'ascii').digest('base64url')
+  // RFC 7636 §4.1: a verifier is unreserved ASCII (callers check the pattern first), so its UTF-8
+  // bytes are the ASCII(code_verifier) of §4.2.
+  return hash('sha256', verifier, 'base64url')
 }
 
 /** RFC 7636 §4.6, with a constant-time comparison. */
