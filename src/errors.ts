@@ -60,6 +60,8 @@ export const invalidRequest = (description: string) => new OAuthError('invalid_r
 export const invalidClient = (description: string) => new OAuthError('invalid_client', description)
 export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 export const invalidScope = (description: string) => new OAuthError('invalid_scope', description)
+/** Public clients authenticate by client_id alone: one that is unknown or disabled is invalid_client. */
+export const unknownClient = () => invalidClient('Unknown or disabled client.')
 
 export interface ProblemBody {
   type: string

@@ -1,9 +1,14 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
+import { prepareStatement } from '../db/prepared-statement.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
 import type { RefreshTokenIssue } from './refresh-token.repository.js'
 
 export interface CodeRedemptionRow {
+  /** False when the client is unknown or disabled: then nothing was consumed or written. */
+  clientActive: boolean
+  /** The client's registered scopes (when it is active): a code for more is unauthorized_client. */
+  clientScopes?: string[]
   /** What was issued, when the code passed every check and its grant is live. */
   issue?: RefreshTokenIssue
   /** The grant's last_used_at as this statement found it (set when something was issued). */
@@ -12,12 +17,27 @@ export interface CodeRedemptionRow {
   consumed?: Pick<AuthorizationCode, 'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt'>
 }
 
+export interface CodeRedemptionValues {
+  codeHash: string
+  clientId: string
+  redirectUri: string | null
+  expectedChallenge: string
+  familyId: string
+  tokenHash: string
+  now: Date
+  familyExpiresAt: Date
+  tokenExpiresAt: Date
+}
+
 /**
  * The whole code exchange in ONE statement (one round trip, atomic without an explicit transaction):
- * consume the code if unconsumed; if it is this client's, unexpired, for this redirect_uri (when sent),
- * its challenge equals BASE64URL(SHA256(verifier)) and its scopes are within the client's, and its grant
- * is live, then record the new family on the code and start the family and its first refresh token.
- * A code that fails a check is still consumed (single use), with nothing issued.
+ * when the client is registered and enabled, consume the code if unconsumed; if it is this client's,
+ * unexpired, for this redirect_uri (when sent), its challenge equals BASE64URL(SHA256(verifier)) and its
+ * scopes are within the client's, and its grant is live, then record the new family on the code and
+ * start the family and its first refresh token. A code that fails a check is still consumed (single
+ * use), with nothing issued. An unknown or disabled client touches nothing (invalid_client, and the
+ * code stays usable by its own client). The statement always answers one row, so the caller tells an
+ * unknown client, an unknown or used code, a refused code and a redemption apart without asking again.
  *
  * The family is inserted only while its grant row, locked FOR SHARE, is still live. Without the lock a
  * revocation committing between this statement's snapshot and its insert would revoke the grant's
@@ -31,34 +51,23 @@ export interface CodeRedemptionRow {
  * The challenge comparison is SQL equality: a code_challenge is public (it travels in the authorization
  * URL), so there is nothing for a timing difference to reveal.
  */
-export async function redeemAuthorizationCodeRow(
-  db: Kysely<Database>,
-  redemption: {
-    codeHash: string
-    clientId: string
-    redirectUri: string | null
-    expectedChallenge: string
-    clientScopes: readonly string[]
-    familyId: string
-    tokenHash: string
-    now: Date
-    familyExpiresAt: Date
-    tokenExpiresAt: Date
-  },
-): Promise<CodeRedemptionRow> {
-  const r = redemption
-  const { rows } = await sql<{
-    client_id: string
-    redirect_uri: string
-    code_challenge: string
-    scopes: string[]
-    expires_at: Date
-    grant_id: string
-    user_id: string
-    issued_family_id: string | null
-    grant_last_used_at: Date | null
-  }>`
-    with consumed as (
+const redemptionStatement = prepareStatement(
+  (_db, r: CodeRedemptionValues) =>
+    sql<{
+      client_scopes: string[] | null
+      client_id: string | null
+      redirect_uri: string | null
+      code_challenge: string | null
+      scopes: string[] | null
+      expires_at: Date | null
+      grant_id: string | null
+      user_id: string | null
+      issued_family_id: string | null
+      grant_last_used_at: Date | null
+    }>`
+    with client as (
+      select scopes from clients where id = ${r.clientId} and disabled_at is null
+    ), consumed as (
       update authorization_codes as c
          set consumed_at = ${r.now},
              family_id = case
@@ -66,11 +75,12 @@ export async function redeemAuthorizationCodeRow(
                 and c.expires_at > ${r.now}
                 and (${r.redirectUri}::text is null or c.redirect_uri = ${r.redirectUri}::text)
                 and c.code_challenge = ${r.expectedChallenge}
-                and c.scopes <@ ${r.clientScopes}::text[]
+                and c.scopes <@ (select scopes from client)
                 and exists (select 1 from grants g where g.id = c.grant_id and g.revoked_at is null)
                then ${r.familyId}::uuid
              end
        where c.code_hash = ${r.codeHash} and c.consumed_at is null
+         and exists (select 1 from client)
       returning c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
                 c.family_id
     ), family as (
@@ -88,30 +98,42 @@ export async function redeemAuthorizationCodeRow(
         from family, consumed
       returning family_id
     )
-    select consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes, consumed.expires_at,
-           consumed.grant_id, consumed.user_id, (select family_id from first_token) as issued_family_id,
+    select (select scopes from client) as client_scopes,
+           consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
+           consumed.expires_at, consumed.grant_id, consumed.user_id,
+           (select family_id from first_token) as issued_family_id,
            (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at
-      from consumed
-  `.execute(db)
-  const row = rows[0]
-  if (!row) return {}
+      from (select) as one left join consumed on true
+  `,
+)
+
+export async function redeemAuthorizationCodeRow(
+  db: Kysely<Database>,
+  redemption: CodeRedemptionValues,
+): Promise<CodeRedemptionRow> {
+  const [row] = await redemptionStatement.execute(db, redemption)
+  if (!row?.client_scopes) return { clientActive: false }
+  const clientScopes = row.client_scopes
+  if (!row.client_id) return { clientActive: true, clientScopes }
   const consumed = {
     clientId: row.client_id,
-    redirectUri: row.redirect_uri,
-    codeChallenge: row.code_challenge,
-    scopes: row.scopes,
-    expiresAt: row.expires_at,
+    redirectUri: row.redirect_uri!,
+    codeChallenge: row.code_challenge!,
+    scopes: row.scopes!,
+    expiresAt: row.expires_at!,
   }
-  if (!row.issued_family_id) return { consumed }
+  if (!row.issued_family_id) return { clientActive: true, clientScopes, consumed }
   return {
+    clientActive: true,
+    clientScopes,
     consumed,
     grantLastUsedAt: row.grant_last_used_at,
     issue: {
       familyId: row.issued_family_id,
-      grantId: row.grant_id,
-      userId: row.user_id,
+      grantId: row.grant_id!,
+      userId: row.user_id!,
       clientId: row.client_id,
-      scopes: row.scopes,
+      scopes: consumed.scopes,
     },
   }
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
-import { invalidGrant, OAuthError } from '../errors.js'
+import { invalidGrant, OAuthError, unknownClient } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { s256Challenge, verifyS256 } from '../lib/pkce.js'
 import { isSubset } from '../lib/scopes.js'
@@ -22,13 +22,12 @@ export interface CodeRedemption {
   clientId: string
   /** Checked against the code's when sent (RFC 6749 §4.1.3). */
   redirectUri?: string | undefined
-  /** The scopes the client is registered for: a code for more is unauthorized_client. */
-  clientScopes: readonly string[]
 }
 
 /** Why a code found unconsumed still issues nothing; undefined when it may be redeemed. */
 function refusal(
   code: NonNullable<CodeRedemptionRow['consumed']>,
+  clientScopes: readonly string[],
   input: CodeRedemption,
   now: Date,
 ): OAuthError | undefined {
@@ -39,15 +38,15 @@ function refusal(
     return invalidGrant('redirect_uri does not match the one the code was issued for.')
   if (!verifyS256(input.codeVerifier, code.codeChallenge))
     return invalidGrant('code_verifier does not match the code_challenge.')
-  if (!isSubset(code.scopes, input.clientScopes))
+  if (!isSubset(code.scopes, clientScopes))
     return new OAuthError('unauthorized_client', 'The client is not allowed the scopes of this code.')
   return undefined
 }
 
 /**
- * Exchanges an authorization code for a refresh family: consume the code (the one conditional
- * UPDATE, so of concurrent redemptions exactly one proceeds), check it, start the family and its
- * first refresh token, and record the family on the code — one statement
+ * Exchanges an authorization code for a refresh family: check the client, consume the code (the one
+ * conditional UPDATE, so of concurrent redemptions exactly one proceeds), check it, start the family
+ * and its first refresh token, and record the family on the code — one statement
  * (redeemAuthorizationCodeRow), so one round trip and nothing half-written; then mark the grant used
  * when its last use is over a minute old.
  *
@@ -72,7 +71,6 @@ export async function redeemAuthorizationCode(
       clientId: input.clientId,
       redirectUri: input.redirectUri ?? null,
       expectedChallenge: s256Challenge(input.codeVerifier),
-      clientScopes: input.clientScopes,
       familyId: randomUUID(),
       tokenHash: sha256(refreshToken),
       now,
@@ -88,6 +86,8 @@ export async function redeemAuthorizationCode(
     if (isForeignKeyViolation(err)) throw invalidGrant('The grant behind this code has been revoked.')
     throw err
   }
+  // An unknown or disabled client: nothing was consumed or written.
+  if (!outcome.clientActive) throw unknownClient()
   if (outcome.issue) {
     const staleBefore = addSeconds(now, -LAST_USED_PRECISION_SECONDS)
     if (!outcome.grantLastUsedAt || outcome.grantLastUsedAt < staleBefore) {
@@ -103,5 +103,8 @@ export async function redeemAuthorizationCode(
     throw invalidGrant('The authorization code is invalid or has already been used.')
   }
   // Consumed but refused: say why (the code stays burned).
-  throw refusal(outcome.consumed, input, now) ?? invalidGrant('The grant behind this code has been revoked.')
+  throw (
+    refusal(outcome.consumed, outcome.clientScopes ?? [], input, now) ??
+    invalidGrant('The grant behind this code has been revoked.')
+  )
 }

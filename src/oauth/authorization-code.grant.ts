@@ -1,12 +1,6 @@
 import { invalidRequest } from '../errors.js'
 import { isValidCodeVerifier } from '../lib/pkce.js'
-import {
-  requireActiveClient,
-  requireClientId,
-  requireParameter,
-  type TokenGrant,
-  tokenResponse,
-} from './token-grant.js'
+import { requireClientId, requireParameter, type TokenGrant, tokenResponse } from './token-grant.js'
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
 export const authorizationCodeGrant: TokenGrant = {
@@ -21,13 +15,12 @@ export const authorizationCodeGrant: TokenGrant = {
     // No registered redirect URI contains a NUL, and PostgreSQL cannot compare a string that does.
     if (params.redirect_uri?.includes('\u0000'))
       throw invalidRequest('redirect_uri is not the URI the code was issued for.')
-    const client = await requireActiveClient(services, clientId)
+    // The client (registered, enabled, its scopes) is checked by the redemption's one statement.
     const issued = await services.grants.redeemAuthorizationCode({
       code,
       codeVerifier,
       clientId,
       redirectUri: params.redirect_uri,
-      clientScopes: client.scopes,
     })
     return tokenResponse(services, issued)
   },

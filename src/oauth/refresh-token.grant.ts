@@ -1,4 +1,4 @@
-import { invalidScope, OAuthError } from '../errors.js'
+import { invalidScope, OAuthError, unknownClient } from '../errors.js'
 import { isKnownScope, parseScopeParameter } from '../lib/scopes.js'
 import {
   requireClientId,
@@ -6,7 +6,6 @@ import {
   type TokenGrant,
   type TokenParameters,
   tokenResponse,
-  unknownClient,
 } from './token-grant.js'
 
 function requestedScopes(params: TokenParameters): string[] | undefined {

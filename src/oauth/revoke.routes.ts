@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
-import { invalidClient } from '../errors.js'
+import { invalidClient, unknownClient } from '../errors.js'
 import type { Services } from '../services.js'
-import { requireParameter, unknownClient } from './token-grant.js'
+import { requireParameter } from './token-grant.js'
 import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
 
 /**

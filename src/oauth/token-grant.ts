@@ -1,5 +1,5 @@
-import { type OAuthError, invalidClient, invalidRequest } from '../errors.js'
-import { type Client, CLIENT_ID_PATTERN } from '../clients/client.service.js'
+import { invalidRequest, unknownClient } from '../errors.js'
+import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import type { IssuedRefreshToken } from '../grants/grant.service.js'
 import { formatScopes } from '../lib/scopes.js'
 import type { Services } from '../services.js'
@@ -38,17 +38,6 @@ export function requireClientId(params: TokenParameters): string {
   const clientId = requireParameter(params, 'client_id')
   if (!CLIENT_ID_PATTERN.test(clientId)) throw unknownClient()
   return clientId
-}
-
-/** Public clients authenticate by client_id alone (token_endpoint_auth_method "none"). */
-export async function requireActiveClient(services: TokenServices, clientId: string): Promise<Client> {
-  const client = await services.clients.findActiveClient(clientId)
-  if (!client) throw unknownClient()
-  return client
-}
-
-export function unknownClient(): OAuthError {
-  return invalidClient('Unknown or disabled client.')
 }
 
 /** Signs the access token for a refresh token just issued and shapes the RFC 6749 §5.1 answer. */

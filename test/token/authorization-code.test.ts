@@ -267,6 +267,23 @@ describe('authorization_code grant: refusals', () => {
     expectOAuthError(disabled, 401, 'invalid_client')
   })
 
+  it('an unknown client touches nothing: the code stays usable, a used code’s family stays live', async () => {
+    const p = await createParty(t)
+    const minted = await mintCode(t, p)
+    const asNobody = () =>
+      tokenRequest(t, { code: minted.code, code_verifier: minted.verifier, client_id: 'nobody-at-all' })
+    expectOAuthError(await asNobody(), 401, 'invalid_client')
+    const first = await tokenRequest(t, {
+      code: minted.code,
+      code_verifier: minted.verifier,
+      client_id: p.client.id,
+    })
+    expect(first.statusCode).toBe(200)
+    // A replay by an unknown client is invalid_client, not a replay: the family is not revoked.
+    expectOAuthError(await asNobody(), 401, 'invalid_client')
+    expect((await familyOf(minted.code)).revoked_at).toBeNull()
+  })
+
   it('answers unauthorized_client for a code with scopes the client is not registered for', async () => {
     const p = await createParty(t, { clientScopes: ['links:read'], grantScopes: ['links:read'] })
     const minted = await mintCode(t, p, { scopes: ['links:read', 'products:sync'] })
