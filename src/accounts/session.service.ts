@@ -16,6 +16,11 @@ export type { SignInSession }
 /** A session token is randomToken(): 43 base64url characters; anything else is not worth a query. */
 const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
+/** What the database keeps of a session cookie's value; undefined for a value no session can have. */
+export function sessionTokenHash(token: string | undefined): string | undefined {
+  return token && SESSION_TOKEN_PATTERN.test(token) ? sha256(token) : undefined
+}
+
 export function createSessionService(db: Kysely<Database>, clock: Clock, sessionTtlSeconds: number) {
   void prepareUnknownAccountHash()
   return {
@@ -49,8 +54,8 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, session
 
     /** The live session a cookie value names, or undefined (absent, malformed, unknown or expired). */
     async findSession(token: string | undefined): Promise<SignInSession | undefined> {
-      if (!token || !SESSION_TOKEN_PATTERN.test(token)) return undefined
-      return findLiveSessionByTokenHash(db, sha256(token), clock.now())
+      const tokenHash = sessionTokenHash(token)
+      return tokenHash ? findLiveSessionByTokenHash(db, tokenHash, clock.now()) : undefined
     },
 
     signOut: (sessionId: string) => deleteSession(db, sessionId),

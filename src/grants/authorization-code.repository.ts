@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database, Row } from '../db/database.js'
+import { prepareStatement } from '../db/prepared-statement.js'
 
 export interface AuthorizationCode {
   codeHash: string
@@ -63,29 +64,24 @@ export async function findAuthorizationCode(
   return row && toAuthorizationCode(row)
 }
 
-/**
- * Inserts a code under the user's live grant for the client, only if that grant covers every
- * requested scope: one statement, no row lock, so concurrent authorizations of one user do not queue.
- * A revocation committing just after is still safe: redemption refuses a code of a revoked grant.
- * Returns the grant's id, or undefined (and nothing written) when no live grant covers the scopes.
- */
-export async function insertAuthorizationCodeUnderLiveGrant(
-  db: Kysely<Database>,
-  code: Omit<AuthorizationCode, 'consumedAt' | 'familyId' | 'grantId'>,
-): Promise<string | undefined> {
-  const row = await db
+export type CodeUnderLiveGrant = Omit<AuthorizationCode, 'consumedAt' | 'familyId' | 'grantId'>
+
+const CODE_COLUMNS = [
+  'code_hash',
+  'client_id',
+  'user_id',
+  'grant_id',
+  'redirect_uri',
+  'scopes',
+  'code_challenge',
+  'created_at',
+  'expires_at',
+] as const
+
+const codeUnderLiveGrant = prepareStatement((db, code: CodeUnderLiveGrant) =>
+  db
     .insertInto('authorization_codes')
-    .columns([
-      'code_hash',
-      'client_id',
-      'user_id',
-      'grant_id',
-      'redirect_uri',
-      'scopes',
-      'code_challenge',
-      'created_at',
-      'expires_at',
-    ])
+    .columns(CODE_COLUMNS)
     .expression((eb) =>
       eb
         .selectFrom('grants')
@@ -105,7 +101,68 @@ export async function insertAuthorizationCodeUnderLiveGrant(
         .where('grants.revoked_at', 'is', null)
         .where(sql<boolean>`grants.scopes @> ${code.scopes}::text[]`),
     )
-    .returning('grant_id')
-    .executeTakeFirst()
+    .returning('grant_id'),
+)
+
+/**
+ * Inserts a code under the user's live grant for the client, only if that grant covers every
+ * requested scope: one statement, no row lock, so concurrent authorizations of one user do not queue.
+ * A revocation committing just after is still safe: redemption refuses a code of a revoked grant.
+ * Returns the grant's id, or undefined (and nothing written) when no live grant covers the scopes.
+ */
+export async function insertAuthorizationCodeUnderLiveGrant(
+  db: Kysely<Database>,
+  code: CodeUnderLiveGrant,
+): Promise<string | undefined> {
+  const [row] = await codeUnderLiveGrant.execute(db, code)
+  return row?.grant_id
+}
+
+export type CodeForSession = Omit<CodeUnderLiveGrant, 'userId'> & { sessionTokenHash: string }
+
+const codeForSession = prepareStatement((db, code: CodeForSession) =>
+  db
+    .insertInto('authorization_codes')
+    .columns(CODE_COLUMNS)
+    .expression((eb) =>
+      eb
+        .selectFrom('sign_in_sessions as s')
+        .innerJoin('grants as g', 'g.user_id', 's.user_id')
+        .innerJoin('clients as c', 'c.id', 'g.client_id')
+        .select([
+          eb.val(code.codeHash).as('code_hash'),
+          'g.client_id',
+          'g.user_id',
+          'g.id',
+          eb.val(code.redirectUri).as('redirect_uri'),
+          sql<string[]>`${code.scopes}::text[]`.as('scopes'),
+          eb.val(code.codeChallenge).as('code_challenge'),
+          eb.val(code.createdAt).as('created_at'),
+          eb.val(code.expiresAt).as('expires_at'),
+        ])
+        .where('s.token_hash', '=', code.sessionTokenHash)
+        .where('s.expires_at', '>', code.createdAt)
+        .where('g.client_id', '=', code.clientId)
+        .where('g.revoked_at', 'is', null)
+        .where(sql<boolean>`g.scopes @> ${code.scopes}::text[]`)
+        .where('c.disabled_at', 'is', null)
+        .where(sql<boolean>`${code.redirectUri}::text = any(c.redirect_uris)`)
+        .where(sql<boolean>`c.scopes @> ${code.scopes}::text[]`),
+    )
+    .returning('grant_id'),
+)
+
+/**
+ * The whole of a returning user's authorization in one statement: inserts the code only when the
+ * browser's session (by its token's hash) is live, the client is enabled, redirect_uri is exactly one
+ * of its registered URIs, the client is registered for every requested scope, and the session user's
+ * live grant to the client covers them all. Undefined (and nothing written) otherwise: the caller
+ * then finds out which of these failed the long way, and answers accordingly.
+ */
+export async function insertAuthorizationCodeForSession(
+  db: Kysely<Database>,
+  code: CodeForSession,
+): Promise<string | undefined> {
+  const [row] = await codeForSession.execute(db, code)
   return row?.grant_id
 }

@@ -5,7 +5,9 @@ import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { randomToken, sha256 } from '../lib/secrets.js'
 import {
+  type CodeUnderLiveGrant,
   insertAuthorizationCode,
+  insertAuthorizationCodeForSession,
   insertAuthorizationCodeUnderLiveGrant,
 } from './authorization-code.repository.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
@@ -59,21 +61,35 @@ export function createGrantService(
     trx ? run(trx) : db.transaction().execute(run)
 
   async function insertCode(t: Kysely<Database>, request: CodeRequest, grantId: string): Promise<IssuedCode> {
+    const { code, fields } = newCode(request)
+    await insertAuthorizationCode(t, { ...fields, userId: request.userId, grantId })
+    return { code, grantId, expiresAt: fields.expiresAt }
+  }
+
+  /** A fresh code for `request`: the plain code, and the row fields (with its hash) to store. */
+  function newCode(request: Omit<CodeRequest, 'userId'>) {
     const code = randomToken()
     const now = clock.now()
-    const expiresAt = addSeconds(now, lifetimes.authCodeTtl)
-    await insertAuthorizationCode(t, {
+    const fields: Omit<CodeUnderLiveGrant, 'userId'> = {
       codeHash: sha256(code),
       clientId: request.clientId,
-      userId: request.userId,
-      grantId,
       redirectUri: request.redirectUri,
       scopes: request.scopes,
       codeChallenge: request.codeChallenge,
       createdAt: now,
-      expiresAt,
-    })
-    return { code, grantId, expiresAt }
+      expiresAt: addSeconds(now, lifetimes.authCodeTtl),
+    }
+    return { code, fields }
+  }
+
+  /** A new code for `request`, written by `insert` only where its conditions hold. */
+  async function issueUnder(
+    insert: (fields: Omit<CodeUnderLiveGrant, 'userId'>) => Promise<string | undefined>,
+    request: Omit<CodeRequest, 'userId'>,
+  ): Promise<IssuedCode | undefined> {
+    const { code, fields } = newCode(request)
+    const grantId = await insert(fields)
+    return grantId === undefined ? undefined : { code, grantId, expiresAt: fields.expiresAt }
   }
 
   return {
@@ -102,20 +118,26 @@ export function createGrantService(
       request: CodeRequest,
       trx?: Kysely<Database>,
     ): Promise<IssuedCode | undefined> {
-      const code = randomToken()
-      const now = clock.now()
-      const expiresAt = addSeconds(now, lifetimes.authCodeTtl)
-      const grantId = await insertAuthorizationCodeUnderLiveGrant(trx ?? db, {
-        codeHash: sha256(code),
-        clientId: request.clientId,
-        userId: request.userId,
-        redirectUri: request.redirectUri,
-        scopes: request.scopes,
-        codeChallenge: request.codeChallenge,
-        createdAt: now,
-        expiresAt,
-      })
-      return grantId === undefined ? undefined : { code, grantId, expiresAt }
+      return issueUnder(
+        (fields) => insertAuthorizationCodeUnderLiveGrant(trx ?? db, { ...fields, userId: request.userId }),
+        request,
+      )
+    },
+
+    /**
+     * A returning user's authorization in one statement: a code when the session whose token hashes
+     * to `sessionTokenHash` is live and its user's live grant covers the request, and the client is
+     * enabled with this exact redirect_uri and these scopes (see insertAuthorizationCodeForSession).
+     * Undefined when any of that does not hold; nothing is written then.
+     */
+    issueCodeForSession(
+      request: Omit<CodeRequest, 'userId'>,
+      sessionTokenHash: string,
+    ): Promise<IssuedCode | undefined> {
+      return issueUnder(
+        (fields) => insertAuthorizationCodeForSession(db, { ...fields, sessionTokenHash }),
+        request,
+      )
     },
 
     /**

@@ -3,6 +3,7 @@ import { sessionCookies } from '../accounts/session-cookie.js'
 import type { SignInSession } from '../accounts/session.service.js'
 import type { Config } from '../config.js'
 import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
+import { ALL_SCOPES } from '../lib/scopes.js'
 import type { Services } from '../services.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../web/form.js'
@@ -53,6 +54,25 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       throw new OAuthError('invalid_request', 'This redirect_uri is not registered for the application.')
     }
     return client
+  }
+
+  /**
+   * A signed-in user's repeat authorization in one statement (AuthorizeService.issueForSession): only
+   * for a request valid whatever the client's scopes (the statement checks those, the client and the
+   * redirect_uri) that asks for neither a fresh sign-in nor the consent page. Undefined sends the
+   * request the long way, which tells every other case apart and answers it.
+   */
+  async function issueAtOnce(
+    request: FastifyRequest,
+    query: RawQuery,
+    target: { clientId: string; redirectUri: string },
+  ) {
+    const sessionToken = request.cookies[cookies.sessionCookieName]
+    if (!sessionToken) return undefined
+    const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
+    if (!result.ok || result.request.prompt.some((p) => p !== 'none')) return undefined
+    const issued = await services.authorize.issueForSession(result.request, sessionToken)
+    return issued && { auth: result.request, code: issued.code }
   }
 
   /** Sign-in, remembered consent, or the consent page: shared by the first GET and the continuation. */
@@ -114,6 +134,8 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       const query = request.query as RawQuery
       const target = readClientTarget(query)
       if (!target.ok) throw new OAuthError('invalid_request', target.description)
+      const atOnce = await issueAtOnce(request, query, target)
+      if (atOnce) return toClient(reply, atOnce.auth, { code: atOnce.code })
       const client = await trustedClient(target.clientId, target.redirectUri)
       const result = validateAuthorizationParameters(query, { ...target, allowedScopes: client.scopes })
       if (!result.ok) {

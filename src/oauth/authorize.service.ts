@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { sessionTokenHash } from '../accounts/session.service.js'
 import type { Database } from '../db/database.js'
 import type { GrantService, IssuedCode } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
@@ -71,6 +72,17 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
 
     recordSignIn: (pendingId: string, sessionId: string) =>
       setPendingAuthorizationSession(db, pendingId, sessionId),
+
+    /**
+     * The hot path: a returning user whose browser holds a live session (its cookie's value is
+     * `sessionToken`) and whose live grant covers the request gets a code in one statement, with the
+     * client, its redirect_uri and its scopes checked by the same statement. Undefined when anything
+     * is missing: the caller then takes the long way, which finds out what and answers for it.
+     */
+    issueForSession(request: AuthorizationRequest, sessionToken: string | undefined) {
+      const tokenHash = sessionTokenHash(sessionToken)
+      return tokenHash ? grants.issueCodeForSession(request, tokenHash) : Promise.resolve(undefined)
+    },
 
     /**
      * Remembered consent: a code at once when the live grant already covers every requested scope.

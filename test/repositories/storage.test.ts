@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { insertSession } from '../../src/accounts/session.repository.js'
 import { deleteUser, findUserCredentialsByEmail, insertUser } from '../../src/accounts/user.repository.js'
 import {
   disableClient,
@@ -20,6 +21,7 @@ import {
 import {
   findAuthorizationCode,
   insertAuthorizationCode,
+  insertAuthorizationCodeForSession,
   insertAuthorizationCodeUnderLiveGrant,
 } from '../../src/grants/authorization-code.repository.js'
 import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
@@ -238,7 +240,6 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
           clientId: client.id,
           redirectUri: null,
           expectedChallenge: challenge,
-          clientScopes: ['links:read'],
           familyId: randomUUID(),
           tokenHash: sha256(randomToken()),
           now,
@@ -274,7 +275,6 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         clientId: client.id,
         redirectUri: null,
         expectedChallenge: 'another-challenge-another-challenge-another',
-        clientScopes: ['links:read'],
         familyId: randomUUID(),
         tokenHash: sha256(randomToken()),
         now,
@@ -318,6 +318,96 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         .where('user_id', '=', user.id)
         .execute()
       expect(written).toEqual([{ grant_id: grant.id }])
+    })
+
+    it('a code for a session is written only when session, client, redirect_uri and grant all allow it', async () => {
+      const { db, user, client } = await fixture()
+      const sessionToken = randomToken()
+      const sessionExpiresAt = new Date(now.getTime() + 60_000)
+      await insertSession(db, {
+        tokenHash: sha256(sessionToken),
+        userId: user.id,
+        csrfSecret: randomToken(),
+        createdAt: now,
+        expiresAt: sessionExpiresAt,
+      })
+      const code = (overrides: Partial<Parameters<typeof insertAuthorizationCodeForSession>[1]> = {}) =>
+        insertAuthorizationCodeForSession(db, {
+          codeHash: sha256(randomToken()),
+          clientId: client.id,
+          sessionTokenHash: sha256(sessionToken),
+          redirectUri: 'https://app.example/cb',
+          scopes: ['links:read'],
+          codeChallenge: challenge,
+          createdAt: now,
+          expiresAt: now,
+          ...overrides,
+        })
+      const someoneElse = await insertUser(db, `${randomToken(6)}@example.com`, 'hash')
+      await upsertGrant(db, { userId: someoneElse.id, clientId: client.id, scopes: ['links:read'] }, now)
+      expect(await code()).toBeUndefined() // no grant of this session's user yet (another's does not count)
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read', 'links:write'] },
+        now,
+      )
+      expect(await code()).toBe(grant.id)
+      expect(await code({ scopes: ['links:read', 'links:write'] })).toBe(grant.id)
+      // Every condition on its own refuses:
+      expect(await code({ sessionTokenHash: sha256(randomToken()) })).toBeUndefined() // unknown session
+      expect(await code({ createdAt: sessionExpiresAt })).toBeUndefined() // session expired by then
+      expect(await code({ redirectUri: 'https://app.example/cb/' })).toBeUndefined() // not registered
+      expect(await code({ redirectUri: 'https://APP.example/cb' })).toBeUndefined() // exact match only
+      expect(await code({ scopes: ['links:read', 'tags:read'] })).toBeUndefined() // beyond the grant
+      expect(await code({ clientId: randomToken(16) })).toBeUndefined() // another client
+      // The client is registered for fewer scopes than its grant (narrowed since): the client wins.
+      await db
+        .updateTable('clients')
+        .set({ scopes: ['links:read'] })
+        .where('id', '=', client.id)
+        .execute()
+      expect(await code({ scopes: ['links:write'] })).toBeUndefined()
+      expect(await code()).toBe(grant.id)
+      await disableClient(db, client.id, now)
+      expect(await code()).toBeUndefined() // disabled client
+      const written = await db
+        .selectFrom('authorization_codes')
+        .select(['grant_id', 'redirect_uri', 'scopes'])
+        .where('user_id', '=', user.id)
+        .execute()
+      expect(written).toHaveLength(3)
+      expect(written.every((row) => row.redirect_uri === 'https://app.example/cb')).toBe(true)
+    })
+
+    it('a code for a session is not written under a revoked grant', async () => {
+      const { db, user, client } = await fixture()
+      const sessionToken = randomToken()
+      await insertSession(db, {
+        tokenHash: sha256(sessionToken),
+        userId: user.id,
+        csrfSecret: randomToken(),
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 60_000),
+      })
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const code = () =>
+        insertAuthorizationCodeForSession(db, {
+          codeHash: sha256(randomToken()),
+          clientId: client.id,
+          sessionTokenHash: sha256(sessionToken),
+          redirectUri: 'https://app.example/cb',
+          scopes: ['links:read'],
+          codeChallenge: challenge,
+          createdAt: now,
+          expiresAt: now,
+        })
+      expect(await code()).toBe(grant.id)
+      await db.transaction().execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
+      expect(await code()).toBeUndefined()
     })
 
     it('the database refuses a challenge that is not S256-shaped', async () => {
