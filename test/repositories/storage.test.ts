@@ -410,6 +410,59 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       expect(await code()).toBeUndefined()
     })
 
+    it('a code or a family must name its grant’s own user and client (one composite key)', async () => {
+      const { db, user, client } = await fixture()
+      const other = await fixture()
+      const othersGrant = await upsertGrant(
+        db,
+        { userId: other.user.id, clientId: other.client.id, scopes: ['links:read'] },
+        now,
+      )
+      const codeError = await insertCode({ db, user, client }, othersGrant.id).catch((e: unknown) => e)
+      expect((codeError as { code?: string }).code).toBe('23503')
+      const familyError = await db
+        .insertInto('refresh_families')
+        .values({
+          grant_id: othersGrant.id,
+          user_id: user.id,
+          client_id: other.client.id,
+          scopes: ['links:read'],
+          expires_at: now,
+        })
+        .execute()
+        .catch((e: unknown) => e)
+      expect((familyError as { code?: string }).code).toBe('23503')
+    })
+
+    it('deleting a client removes its grants, codes and families with them', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      await insertCode({ db, user, client }, grant.id)
+      await db
+        .insertInto('refresh_families')
+        .values({
+          grant_id: grant.id,
+          user_id: user.id,
+          client_id: client.id,
+          scopes: ['links:read'],
+          expires_at: now,
+        })
+        .execute()
+      await db.deleteFrom('clients').where('id', '=', client.id).execute()
+      for (const table of ['authorization_codes', 'refresh_families', 'grants'] as const) {
+        const left = await db
+          .selectFrom(table)
+          .select('client_id')
+          .where('client_id', '=', client.id)
+          .execute()
+        expect(left, table).toEqual([])
+      }
+    })
+
     it('the database refuses a challenge that is not S256-shaped', async () => {
       const { db, user, client } = await fixture()
       const grant = await upsertGrant(
