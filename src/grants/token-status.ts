@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { Clock } from '../lib/clock.js'
-import { sha256 } from '../lib/secrets.js'
+import { sha256, UUID_PATTERN } from '../lib/secrets.js'
+import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
+import { batchedLookup } from '../db/batched-lookup.js'
 import {
   type AccessTokenReference,
+  areAccessTokensLive,
   denyAccessToken,
-  findRefreshTokenRecord,
-  isAccessTokenLive,
+  findRefreshTokenRecords,
 } from './token-status.repository.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
 
@@ -14,6 +16,17 @@ export type { AccessTokenReference }
 
 /** A refresh token is randomToken(): 43 base64url characters. Anything else is not worth a query. */
 const REFRESH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
+
+/** A reference every id of which has the shape of ours; another cannot name a live token. */
+function isWellFormed(ref: AccessTokenReference): boolean {
+  return (
+    UUID_PATTERN.test(ref.jti) &&
+    UUID_PATTERN.test(ref.grantId) &&
+    UUID_PATTERN.test(ref.familyId) &&
+    UUID_PATTERN.test(ref.userId) &&
+    CLIENT_ID_PATTERN.test(ref.clientId)
+  )
+}
 
 /** A live refresh token, as introspection reports it. */
 export interface LiveRefreshToken {
@@ -31,14 +44,19 @@ export function createTokenStatus(
   clock: Clock,
   events: { revoked?(kind: 'refresh_family' | 'access_token', count: number): void } = {},
 ) {
+  // Introspection under load: the checks of one turn of the event loop share one statement.
+  const accessTokenLive = batchedLookup((refs: AccessTokenReference[]) => areAccessTokensLive(db, refs))
+  const refreshTokenRecord = batchedLookup((hashes: string[]) => findRefreshTokenRecords(db, hashes))
+
   return {
-    /** One query: grant live, family live, client enabled, jti not deny-listed. */
-    isAccessTokenLive: (ref: AccessTokenReference): Promise<boolean> => isAccessTokenLive(db, ref),
+    /** Grant live, family live, client enabled, jti not deny-listed: one statement (shared, see above). */
+    isAccessTokenLive: (ref: AccessTokenReference): Promise<boolean> =>
+      isWellFormed(ref) ? accessTokenLive(ref) : Promise.resolve(false),
 
     /** The refresh token if it is live now: unrotated, unexpired, family and grant live, client enabled. */
     async findLiveRefreshToken(token: string): Promise<LiveRefreshToken | undefined> {
       if (!REFRESH_TOKEN_PATTERN.test(token)) return undefined
-      const record = await findRefreshTokenRecord(db, sha256(token))
+      const record = await refreshTokenRecord(sha256(token))
       const now = clock.now().getTime()
       if (
         !record ||

@@ -1,6 +1,7 @@
 import { verify } from 'node:crypto'
 import type { Config } from '../config.js'
 import { type Clock, epochSeconds } from '../lib/clock.js'
+import { UUID_PATTERN } from '../lib/secrets.js'
 import type { VerificationKey } from './signing-key.service.js'
 
 /** The claims of an access token we signed (RFC 9068), checked for shape. */
@@ -31,7 +32,6 @@ export interface VerificationKeys {
   verificationKey(kid: string): Promise<VerificationKey | undefined>
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Far longer than any access token we sign; a longer string is not worth parsing. */
 const MAX_TOKEN_LENGTH = 4096
 
@@ -67,13 +67,13 @@ function asClaims(payload: Record<string, unknown>): AccessTokenClaims | undefin
     !isInteger(p.exp) ||
     !isInteger(p.iat) ||
     !isString(p.jti) ||
-    !UUID.test(p.jti) ||
+    !UUID_PATTERN.test(p.jti) ||
     !isString(p.client_id) ||
     typeof p.scope !== 'string' ||
     !isString(p.grant_id) ||
-    !UUID.test(p.grant_id) ||
+    !UUID_PATTERN.test(p.grant_id) ||
     !isString(p.family_id) ||
-    !UUID.test(p.family_id)
+    !UUID_PATTERN.test(p.family_id)
   )
     return undefined
   return p as unknown as AccessTokenClaims

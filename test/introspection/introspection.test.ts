@@ -152,6 +152,24 @@ describe('inactive tokens answer {active: false} and nothing else', () => {
     expect((await introspect(t, rs, sibling.refresh_token)).active).toBe(true)
   })
 
+  it('answers concurrent introspections of live and revoked tokens each for itself (one statement for many)', async () => {
+    const live = await Promise.all(Array.from({ length: 6 }, () => exchangeCode(t, party)))
+    const revoked = await Promise.all(Array.from({ length: 6 }, () => exchangeCode(t, party)))
+    for (const tokens of revoked) {
+      expect(
+        (await revokeRequest(t, { token: tokens.refresh_token, client_id: party.client.id })).statusCode,
+      ).toBe(200)
+    }
+    const asked = [...live, ...revoked].flatMap((tokens, i) => [
+      { token: tokens.access_token, active: i < live.length },
+      { token: tokens.refresh_token, active: i < live.length },
+    ])
+    // Shuffled and sent at once, so that live and revoked tokens share batches.
+    asked.sort(() => Math.random() - 0.5)
+    const answers = await Promise.all(asked.map(({ token }) => introspect(t, rs, token)))
+    expect(answers.map((a) => a.active)).toEqual(asked.map((a) => a.active))
+  })
+
   it('a deny-listed access token', async () => {
     const tokens = await exchangeCode(t, party)
     await revokeRequest(t, { token: tokens.access_token, client_id: party.client.id })

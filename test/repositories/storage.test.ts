@@ -27,7 +27,11 @@ import {
 import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
-import { denyAccessToken } from '../../src/grants/token-status.repository.js'
+import {
+  areAccessTokensLive,
+  denyAccessToken,
+  findRefreshTokenRecords,
+} from '../../src/grants/token-status.repository.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import {
   findResourceServerSecretHash,
@@ -474,6 +478,107 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         codeChallenge: 'plain-challenge',
       }).catch((e: unknown) => e)
       expect((error as { code?: string }).code).toBe('23514')
+    })
+  })
+
+  describe('token status, many tokens in one statement', () => {
+    it('answers each access token of a batch for itself, in order', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const family = async () =>
+        (
+          await db
+            .insertInto('refresh_families')
+            .values({
+              grant_id: grant.id,
+              user_id: user.id,
+              client_id: client.id,
+              scopes: ['links:read'],
+              expires_at: now,
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+        ).id
+      const [live, revoked] = [await family(), await family()]
+      await db.updateTable('refresh_families').set({ revoked_at: now }).where('id', '=', revoked).execute()
+      const ref = (familyId: string, overrides: Record<string, string> = {}) => ({
+        jti: randomUUID(),
+        grantId: grant.id,
+        familyId,
+        clientId: client.id,
+        userId: user.id,
+        ...overrides,
+      })
+      const denied = ref(live)
+      await denyAccessToken(db, denied.jti, now, now)
+      const batch = [
+        ref(live),
+        ref(revoked),
+        denied,
+        ref(live, { clientId: randomToken(16) }), // names another client than its family's
+        ref(live, { userId: randomUUID() }), // another user
+        ref(live, { grantId: randomUUID() }), // another grant
+        ref(randomUUID()), // no such family
+        ref(live),
+      ]
+      expect(await areAccessTokensLive(db, batch)).toEqual([
+        true,
+        false,
+        false,
+        false,
+        false,
+        false,
+        false,
+        true,
+      ])
+      expect(await areAccessTokensLive(db, [])).toEqual([])
+    })
+
+    it('finds each refresh token of a batch by its hash, in order, undefined for unknown ones', async () => {
+      const { db, user, client } = await fixture()
+      const grant = await upsertGrant(
+        db,
+        { userId: user.id, clientId: client.id, scopes: ['links:read'] },
+        now,
+      )
+      const { id: familyId } = await db
+        .insertInto('refresh_families')
+        .values({
+          grant_id: grant.id,
+          user_id: user.id,
+          client_id: client.id,
+          scopes: ['links:read'],
+          expires_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow()
+      const hashes = [sha256(randomToken()), sha256(randomToken())]
+      // The first was rotated into the second (one unrotated token per family).
+      for (const [i, token_hash] of hashes.entries()) {
+        await db
+          .insertInto('refresh_tokens')
+          .values({
+            token_hash,
+            family_id: familyId,
+            scopes: ['links:read'],
+            expires_at: now,
+            rotated_at: i === 0 ? now : null,
+          })
+          .execute()
+      }
+      const unknown = sha256(randomToken())
+      const records = await findRefreshTokenRecords(db, [hashes[1]!, unknown, hashes[0]!, hashes[1]!])
+      expect(records.map((r) => r?.familyId)).toEqual([familyId, undefined, familyId, familyId])
+      expect(records[0]).toMatchObject({
+        grantId: grant.id,
+        clientId: client.id,
+        userId: user.id,
+        rotatedAt: null,
+      })
     })
   })
 
