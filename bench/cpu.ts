@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import pg from 'pg'
 
 /**
  * CPU time (user + system, in seconds) of the processes a scenario shares the machine with, read
@@ -54,5 +55,20 @@ export function cpuPerRequest(before: CpuSample, after: CpuSample, requests: num
     server: us(before.server, after.server),
     postgres: us(before.postgres, after.postgres),
     loadGenerator: us(before.loadGenerator, after.loadGenerator),
+  }
+}
+
+/**
+ * PostgreSQL's WAL position in bytes (the whole cluster's, so other databases' writes count too):
+ * the difference over a scenario, per request, is what one request makes PostgreSQL write and flush.
+ */
+export async function walBytes(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ bytes: string }>("select pg_current_wal_lsn() - '0/0' as bytes")
+    return Number(rows[0]!.bytes)
+  } finally {
+    await client.end()
   }
 }

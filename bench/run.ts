@@ -25,7 +25,7 @@ async function run(
   okClass: '2xx' | '3xx' = '2xx',
 ): Promise<void> {
   if (only && !only.some((o) => name.startsWith(o))) return
-  rows.push(await runScenario(name, options, target, okClass, server.pid))
+  rows.push(await runScenario(name, options, target, okClass, server.pid, server.databaseUrl))
 }
 
 try {
@@ -50,7 +50,7 @@ try {
 
   // Code exchange: codes minted beforehand through the real authorize endpoint, each used once.
   if (!only || only.some((o) => 'code exchange'.startsWith(o) || o.startsWith('code'))) {
-    const count = Number(process.env.BENCH_CODES ?? 20000)
+    const count = Number(process.env.BENCH_CODES ?? 30000)
     const codes = await mintCodes(server, party, count)
     let next = 0
     await run(
