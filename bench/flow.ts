@@ -189,3 +189,25 @@ export function refreshChainRequest(party: BenchParty, refreshTokens: string[]) 
     },
   }
 }
+
+/** Registers a resource server; answers its HTTP Basic credentials for introspection. */
+export async function registerResourceServer(server: BenchServer): Promise<string> {
+  const { id, secret } = await admin<{ id: string; secret: string }>(server, '/admin/resource-servers', {
+    name: 'Bench API',
+  })
+  return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
+}
+
+/** POST /api/oauth/introspect as `basic`, with the given tokens in turn. */
+export function introspectionRequest(basic: string, tokens: string[]) {
+  let next = 0
+  return {
+    method: 'POST' as const,
+    path: '/api/oauth/introspect',
+    headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+    setupRequest: (req: object) => ({
+      ...req,
+      body: `token=${encodeURIComponent(tokens[next++ % tokens.length]!)}`,
+    }),
+  }
+}

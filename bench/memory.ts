@@ -1,11 +1,19 @@
 import { readFileSync } from 'node:fs'
 import autocannon from 'autocannon'
-import { exchangeCodes, mintCodes, prepareParty, refreshChainRequest } from './flow.js'
+import {
+  exchangeCodes,
+  introspectionRequest,
+  mintCodes,
+  prepareParty,
+  refreshChainRequest,
+  registerResourceServer,
+} from './flow.js'
 import { startBenchServer } from './server.js'
 
 /**
  * `npm run bench:memory`: the server's resident memory over BENCH_MEMORY_REQUESTS (1,000,000) requests
- * of a mixed scenario (metadata, JWKS, authorize with remembered consent, refresh rotation), sampled
+ * of a mixed scenario (metadata, JWKS, authorize with remembered consent, refresh rotation,
+ * introspection of access and refresh tokens), sampled
  * every 5 s. Flat means: after warm-up, growth stays under the bound printed at the end.
  */
 const total = Number(process.env.BENCH_MEMORY_REQUESTS ?? 1_000_000)
@@ -21,6 +29,8 @@ const server = await startBenchServer({ env: { WORKERS: '1' } })
 try {
   const party = await prepareParty(server)
   const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections * 2))
+  const introspected = await exchangeCodes(server, party, await mintCodes(server, party, 200))
+  const basic = await registerResourceServer(server)
   const samples: { requests: number; rss: number }[] = []
   let done = 0
   const started = Date.now()
@@ -39,6 +49,8 @@ try {
       { method: 'GET', path: '/.well-known/jwks.json' },
       { method: 'GET', path: party.authorizePath, headers: { cookie: party.cookie } },
       refreshChainRequest(party, seeds.refreshTokens),
+      introspectionRequest(basic, introspected.accessTokens),
+      introspectionRequest(basic, introspected.refreshTokens),
     ],
   }
   const result = await new Promise<autocannon.Result>((resolve, reject) => {

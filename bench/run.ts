@@ -1,4 +1,11 @@
-import { exchangeCodes, mintCodes, prepareParty, refreshChainRequest } from './flow.js'
+import {
+  exchangeCodes,
+  introspectionRequest,
+  mintCodes,
+  prepareParty,
+  refreshChainRequest,
+  registerResourceServer,
+} from './flow.js'
 import {
   benchSettings,
   printHeader,
@@ -88,34 +95,15 @@ try {
   }
   // Introspection of access tokens and of refresh tokens, as a registered resource server.
   if (!only || only.some((o) => o.startsWith('introspection'))) {
-    const rs = await fetch(`${server.adminUrl}/admin/resource-servers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Bench API' }),
-    })
-    const { id, secret } = (await rs.json()) as { id: string; secret: string }
-    const basic = `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`
+    const basic = await registerResourceServer(server)
     const tokens = await exchangeCodes(server, party, await mintCodes(server, party, 1000))
     for (const [kind, list] of [
       ['access', tokens.accessTokens],
       ['refresh', tokens.refreshTokens],
     ] as const) {
-      let next = 0
       await run(
         `introspection of ${kind} tokens (POST /api/oauth/introspect)`,
-        {
-          url: `${server.baseUrl}/api/oauth/introspect`,
-          method: 'POST',
-          headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-          requests: [
-            {
-              setupRequest: (req) => ({
-                ...req,
-                body: `token=${encodeURIComponent(list[next++ % list.length]!)}`,
-              }),
-            },
-          ],
-        },
+        { url: server.baseUrl, requests: [introspectionRequest(basic, list)] },
         12000,
       )
     }
