@@ -17,6 +17,9 @@ import { type Kysely, sql } from 'kysely'
 const CHILDREN = ['authorization_codes', 'refresh_families'] as const
 
 export async function up(db: Kysely<any>): Promise<void> {
+  // Checking the new keys reads every code and family: on a large database that outlasts the pool's
+  // 10 s statement timeout, which would fail the upgrade. It holds for this transaction only.
+  await sql`set local statement_timeout = 0`.execute(db)
   await sql`alter table grants add constraint grants_id_user_client_key unique (id, user_id, client_id)`.execute(
     db,
   )

@@ -17,8 +17,10 @@ import type { Database } from './database.js'
  * SQL text also finds its prepared-statement name at once in the preparing pool (see connect.ts).
  *
  * `build` receives placeholders typed as the values they stand for; at run time each one is replaced,
- * in order, by the value of the same name. A placeholder must be used as a single value (a parameter
- * of the SQL): not spread into `in (…)`, not used in a condition that Kysely evaluates in JavaScript.
+ * in order, by the value of the same name (which must be there: null, not undefined, for SQL NULL). A
+ * placeholder must be used as a single value (a parameter of the SQL): a list goes in as one array
+ * parameter (`= any(${v.ids}::text[])`), never as `in (…)`, which Kysely would compile to `in $1`;
+ * and never in JavaScript inside `build` (it runs once, with placeholders, not with the values).
  */
 export function prepareStatement<Values extends object, Row>(
   build: (db: Kysely<Database>, values: Values) => Compilable<Row> | RawBuilder<Row>,
@@ -42,9 +44,12 @@ export function prepareStatement<Values extends object, Row>(
   return {
     sql: compiled.sql,
     async execute(db: Kysely<Database>, values: Values): Promise<Row[]> {
-      const parameters = slots.map((slot) =>
-        slot instanceof Placeholder ? (values as Record<string, unknown>)[slot.name] : slot,
-      )
+      const parameters = slots.map((slot) => {
+        if (!(slot instanceof Placeholder)) return slot
+        // A missing value would silently be NULL; Kysely itself would have left the column out.
+        if (!(slot.name in values)) throw new Error(`prepareStatement: no value for "${slot.name}"`)
+        return (values as Record<string, unknown>)[slot.name]
+      })
       const query: CompiledQuery<Row> = { ...compiled, parameters }
       return (await db.executeQuery(query)).rows
     },

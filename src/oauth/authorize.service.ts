@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { sessionTokenHash } from '../accounts/session.service.js'
+import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import type { Database } from '../db/database.js'
 import type { GrantService, IssuedCode } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
@@ -81,7 +82,11 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
      */
     issueForSession(request: AuthorizationRequest, sessionToken: string | undefined) {
       const tokenHash = sessionTokenHash(sessionToken)
-      return tokenHash ? grants.issueCodeForSession(request, tokenHash) : Promise.resolve(undefined)
+      // No client of ours has another id shape, no registered URI a NUL (which PostgreSQL cannot
+      // compare): such a request goes the long way, which answers it without a query.
+      if (!tokenHash || !CLIENT_ID_PATTERN.test(request.clientId) || request.redirectUri.includes('\u0000'))
+        return Promise.resolve(undefined)
+      return grants.issueCodeForSession(request, tokenHash)
     },
 
     /**

@@ -386,6 +386,44 @@ describe('remembered consent and prompt', () => {
     expect(await countRows(t)).toEqual({ grants: 1, codes: 1 })
   })
 
+  it('a client registered for fewer scopes than its grant since: the dropped scope → invalid_scope, no code', async () => {
+    const browser = await approve()
+    await t.database.db
+      .updateTable('clients')
+      .set({ scopes: ['links:read'] })
+      .where('id', '=', s.client.id)
+      .execute()
+    try {
+      const codesBefore = (await countRows(t)).codes
+      const refused = await browser.get(authorizeUrl(s.params))
+      expect(refused.statusCode).toBe(302)
+      expect(locationParams(refused)).toMatchObject({ error: 'invalid_scope', state: s.params.state })
+      expect((await countRows(t)).codes).toBe(codesBefore)
+      const narrower = await browser.get(authorizeUrl({ ...s.params, scope: 'links:read' }))
+      expect(locationParams(narrower).code).toBeTruthy()
+    } finally {
+      await t.database.db
+        .updateTable('clients')
+        .set({ scopes: s.client.scopes })
+        .where('id', '=', s.client.id)
+        .execute()
+    }
+  })
+
+  it.each([
+    ['client_id', (id: string) => ({ client_id: `${id}\u0000` })],
+    ['redirect_uri', () => ({ redirect_uri: `${REDIRECT_URI}\u0000` })],
+  ])(
+    'a %s with a NUL byte from a signed-in, consented browser → 400 page, never a query',
+    async (_name, bad) => {
+      const browser = await approve()
+      const res = await browser.get(authorizeUrl({ ...s.params, ...bad(s.client.id) }))
+      expect(res.statusCode).toBe(400)
+      expect(res.headers.location).toBeUndefined()
+      expect(res.headers['content-type']).toMatch(/^text\/html/)
+    },
+  )
+
   it('prompt=none with a covering grant → code at once', async () => {
     const browser = await approve()
     const res = await browser.get(authorizeUrl({ ...s.params, prompt: 'none' }))

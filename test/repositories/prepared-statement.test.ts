@@ -64,6 +64,13 @@ describe('prepareStatement', () => {
     expect(left).toEqual([])
   })
 
+  it('refuses to run without a value for one of its placeholders (it would be NULL)', async () => {
+    const echo = prepareStatement(
+      (_db, v: { a: string; b?: string }) => sql<{ a: string }>`select ${v.a}::text as a, ${v.b}::text as b`,
+    )
+    await expect(echo.execute(database.db, { a: 'x' })).rejects.toThrow(/no value for "b"/)
+  })
+
   it('refuses, when it is built, a placeholder that does not become a parameter', () => {
     expect(() =>
       prepareStatement((db, v: { ids: string[] }) =>

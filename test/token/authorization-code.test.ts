@@ -265,6 +265,13 @@ describe('authorization_code grant: refusals', () => {
       client_id: p.client.id,
     })
     expectOAuthError(disabled, 401, 'invalid_client')
+    // Neither attempt consumed the code.
+    const code = await t.database.db
+      .selectFrom('authorization_codes')
+      .select('consumed_at')
+      .where('code_hash', '=', sha256(minted.code))
+      .executeTakeFirstOrThrow()
+    expect(code.consumed_at).toBeNull()
   })
 
   it('an unknown client touches nothing: the code stays usable, a used code’s family stays live', async () => {
