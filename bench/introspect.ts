@@ -1,7 +1,7 @@
 /**
  * Introspection cost at the service level (no HTTP): local JWT verification alone, node:crypto
- * against jose, and the whole introspection of an access token (verify + the one liveness query)
- * with N calls in flight.
+ * against jose, and the whole introspection of an access token (verify + the liveness query, which
+ * the calls in flight share: src/db/batched-lookup.ts) with N calls in flight.
  * Run: BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npx tsx bench/introspect.ts
  * (a scratch database is created next to the given one and dropped afterwards).
  */
