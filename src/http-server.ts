@@ -4,8 +4,12 @@ import { statusTitle } from './errors.js'
 import type { AppDeps } from './services.js'
 import { errorHandling, sendError } from './web/error-handler.js'
 import { assertParameterLimits, parseParameters } from './web/parameters.js'
+import { trackAllowedMethods } from './web/allowed-methods.js'
 import { waitForRunningHandlersOnClose } from './web/running-handlers.js'
 import { SECURITY_HEADERS, securityHeaders, setSecurityHeaders } from './web/security-headers.js'
+
+/** How the router matches paths: Fastify's, and the one that tells 405 from 404 (allowed-methods.ts). */
+const ROUTER_MATCHING = { maxParamLength: 200, ignoreTrailingSlash: false }
 
 /**
  * The Fastify instance both listeners start from: limits, logging, error answers, security headers.
@@ -32,7 +36,7 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
       connectionsCheckingInterval: Math.min(1000, headersTimeout / 2),
     },
     return503OnClosing: true,
-    routerOptions: { maxParamLength: 200, ignoreTrailingSlash: false, querystringParser: parseParameters },
+    routerOptions: { ...ROUTER_MATCHING, querystringParser: parseParameters },
     // A path the router refuses before any hook runs (bad percent-encoding, an over-long parameter)
     // is answered like every other error: the path's own error style and the security headers.
     frameworkErrors: (error, request, reply) => {
@@ -43,7 +47,7 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
   })
   waitForRunningHandlersOnClose(app)
   app.addHook('preValidation', assertParameterLimits)
-  await errorHandling(app)
+  await errorHandling(app, trackAllowedMethods(app, ROUTER_MATCHING))
   await securityHeaders(app)
   return app
 }

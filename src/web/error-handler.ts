@@ -142,9 +142,24 @@ function clientErrorDetail(error: Partial<FastifyError>): string {
   }
 }
 
-export async function errorHandling(app: FastifyInstance): Promise<void> {
+/**
+ * One error answer for every failure, and for a request no route takes: 405 with Allow when the
+ * path answers to other methods (`allowedMethods`, see allowed-methods.ts), else 404.
+ */
+export async function errorHandling(
+  app: FastifyInstance,
+  allowedMethods: (url: string) => string[] = () => [],
+): Promise<void> {
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
-  app.setNotFoundHandler((request, reply) =>
-    sendError(new ProblemError(404, 'Nothing is here.'), request, reply),
-  )
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = allowedMethods(request.url)
+    if (allowed.length === 0) return sendError(new ProblemError(404, 'Nothing is here.'), request, reply)
+    const list = allowed.join(', ')
+    reply.header('allow', list)
+    return sendError(
+      new ProblemError(405, `This address answers ${list}, not ${request.method}.`),
+      request,
+      reply,
+    )
+  })
 }

@@ -348,7 +348,7 @@ const anyRequest = fc.constantFrom(...ENDPOINTS).chain(requestFor)
 const OAUTH_CODES: Record<string, Record<string, number[]>> = {
   // RFC 6749 §5.2
   '/api/oauth/token': {
-    invalid_request: [400, 404, 413, 415],
+    invalid_request: [400, 404, 405, 413, 415],
     invalid_client: [401],
     invalid_grant: [400],
     unauthorized_client: [400],
@@ -357,12 +357,12 @@ const OAUTH_CODES: Record<string, Record<string, number[]>> = {
   },
   // RFC 7009 §2.2.1: §5.2 plus unsupported_token_type
   '/api/oauth/revoke': {
-    invalid_request: [400, 404, 413, 415],
+    invalid_request: [400, 404, 405, 413, 415],
     invalid_client: [401],
     unsupported_token_type: [400],
   },
   // RFC 7662 §2.3
-  '/api/oauth/introspect': { invalid_request: [400, 404, 413, 415], invalid_client: [401] },
+  '/api/oauth/introspect': { invalid_request: [400, 404, 405, 413, 415], invalid_client: [401] },
 }
 const OWN_PATHS = new Set(['/login', '/oauth/authorize/continue', '/account/apps'])
 
@@ -405,6 +405,7 @@ function violations(sent: Sent, res: LightMyRequestResponse): string[] {
   }
 
   if (status < 400 || sent.method === 'HEAD') return problems
+  if (status === 405 && !res.headers.allow) problems.push('405 without Allow')
   const codes = OAUTH_CODES[sent.path]
   if (sent.path.startsWith('/api/oauth/')) {
     if (!type.startsWith('application/json')) return [...problems, `OAuth error as ${type}`]

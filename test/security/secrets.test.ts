@@ -119,7 +119,7 @@ describe('Referrer-Policy: no-referrer', () => {
     ['a page that is not there (404)', 'GET', '/nope', undefined, 404],
     ['an API path that is not there (404)', 'GET', '/api/nope', undefined, 404],
     ['an OAuth path that is not there (404)', 'GET', '/api/oauth/nope', undefined, 404],
-    ['a method a path does not have', 'PUT', '/api/oauth/token', undefined, 404],
+    ['a method a path does not have (405)', 'PUT', '/api/oauth/token', undefined, 405],
     ['a body over 64 KiB (413)', 'POST', '/api/oauth/token', 'x'.repeat(70_000), 413],
     ['a body over 64 KiB on a page (413)', 'POST', '/login', 'x'.repeat(70_000), 413],
     ['an unsupported content type (415)', 'POST', '/api/oauth/revoke', '<x/>', 415],
