@@ -87,6 +87,7 @@ export const configSchema = z.object({
   // Below the server's 60 s socket inactivity timeout, which would cut a held poll.
   EVENTS_MAX_WAIT_SECONDS: z.coerce.number().int().min(1).max(50).default(25),
   EVENT_STREAM_IDLE_SECONDS: seconds(600),
+  EVENT_STREAMS_PER_RESOURCE_SERVER: count(100),
   TRUST_PROXY: booleanish('false'),
   RATE_LIMITS: booleanish('true'),
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('linkauth:rl:'),
@@ -142,6 +143,8 @@ export interface Config {
   readonly eventsMaxWaitSeconds: number
   /** A revocation-feed stream not polled for this long is deleted. */
   readonly eventStreamIdleSeconds: number
+  /** At most this many live (not idle) streams per resource server. */
+  readonly eventStreamsPerResourceServer: number
   /** Off only for benchmarks: no rate limit is registered at all. */
   readonly rateLimits: boolean
   /** Prefix of every rate-limit key in Redis, so deployments (and test runs) sharing a Redis do not collide. */
@@ -239,6 +242,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     trustProxy: e.TRUST_PROXY,
     eventsMaxWaitSeconds: e.EVENTS_MAX_WAIT_SECONDS,
     eventStreamIdleSeconds: e.EVENT_STREAM_IDLE_SECONDS,
+    eventStreamsPerResourceServer: e.EVENT_STREAMS_PER_RESOURCE_SERVER,
     rateLimits: e.RATE_LIMITS,
     rateLimitRedisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
     signInRateLimit: e.SIGN_IN_RATE_LIMIT,

@@ -14,6 +14,9 @@ function assertJsonBody(request: FastifyRequest): void {
 }
 
 /** The revocation event feed: POST /api/events/streams and POST /api/events/streams/{id}/poll. */
+/** Retry-After when a resource server has all the streams it may have. */
+const RETRY_STREAM_CREATION_SECONDS = 60
+
 export function eventFeedRoutes(
   services: Pick<Services, 'resourceServers' | 'events'>,
   config: Pick<Config, 'issuer' | 'eventsMaxWaitSeconds'>,
@@ -38,6 +41,16 @@ export function eventFeedRoutes(
       assertJsonBody(request)
       parseOrProblem(createStreamRequestSchema, request.body)
       const streamId = await services.events.createStream(resourceServerId)
+      if (streamId === undefined) {
+        // Streams idle longer than EVENT_STREAM_IDLE_SECONDS stop counting; a restarted verifier's
+        // old stream does so within that time.
+        reply.header('retry-after', String(RETRY_STREAM_CREATION_SECONDS))
+        throw new OAuthError(
+          'temporarily_unavailable',
+          'This resource server has as many live event streams as it may. Poll an existing one, or retry when an unused one has gone idle.',
+          429,
+        )
+      }
       return reply.code(201).send({
         stream_id: streamId,
         poll_endpoint: `${config.issuer}/api/events/streams/${streamId}/poll`,

@@ -90,7 +90,14 @@ export interface EventFeedDeps {
   db: Kysely<Database>
   clock: Clock
   logger: Logger
-  config: Pick<Config, 'issuer' | 'accessTokenTtl' | 'eventsMaxWaitSeconds' | 'eventStreamIdleSeconds'>
+  config: Pick<
+    Config,
+    | 'issuer'
+    | 'accessTokenTtl'
+    | 'eventsMaxWaitSeconds'
+    | 'eventStreamIdleSeconds'
+    | 'eventStreamsPerResourceServer'
+  >
   signingKeys: { activeSigningKey(): ActiveSigningKey }
   /** The database's notifications; without them held polls look every FALLBACK_RECHECK_MS. */
   listen?: Listen | undefined
@@ -201,8 +208,19 @@ export function createEventFeedService(deps: EventFeedDeps) {
     },
 
     /** A new stream for one instance of a resource server; every still-relevant event is pending in it. */
-    createStream: (resourceServerId: string): Promise<string> =>
-      insertEventStream(db, resourceServerId, clock.now()),
+    /**
+     * A new stream, or undefined when the resource server already has EVENT_STREAMS_PER_RESOURCE_SERVER
+     * live ones (a verifier restarting in a loop must not grow the feed's work without bound).
+     */
+    createStream(resourceServerId: string): Promise<string | undefined> {
+      const now = clock.now()
+      return insertEventStream(db, {
+        resourceServerId,
+        now,
+        idleSince: idleSince(now),
+        limit: config.eventStreamsPerResourceServer,
+      })
+    },
 
     /**
      * RFC 8936 §2.4: applies the acknowledgements (and the errors, which end redelivery as well:

@@ -27,17 +27,34 @@ function toRevocationEvent(row: Row<'revocation_events'>): RevocationEvent {
   }
 }
 
+/**
+ * A new stream of the resource server, unless it already has `limit` live ones (polled since
+ * `idleSince`; idle ones are about to be deleted and do not count): then undefined, nothing written.
+ * The resource server's row is locked first, in a statement of its own, so that the count (the next
+ * statement, with a snapshot taken after the lock) sees every stream created before: concurrent
+ * creations cannot together pass the limit.
+ */
 export async function insertEventStream(
   db: Kysely<Database>,
-  resourceServerId: string,
-  now: Date,
-): Promise<string> {
-  const row = await db
-    .insertInto('event_streams')
-    .values({ resource_server_id: resourceServerId, created_at: now, last_polled_at: now })
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
+  stream: { resourceServerId: string; now: Date; idleSince: Date; limit: number },
+): Promise<string | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const server = await trx
+      .selectFrom('resource_servers')
+      .select('id')
+      .where('id', '=', stream.resourceServerId)
+      .forUpdate()
+      .executeTakeFirst()
+    if (!server) return undefined
+    const { rows } = await sql<{ id: string }>`
+      insert into event_streams (resource_server_id, created_at, last_polled_at)
+      select ${server.id}, ${stream.now}, ${stream.now}
+       where (select count(*) from event_streams s
+               where s.resource_server_id = ${server.id} and s.last_polled_at > ${stream.idleSince}) < ${stream.limit}
+      returning id
+    `.execute(trx)
+    return rows[0]?.id
+  })
 }
 
 /**

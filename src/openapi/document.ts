@@ -225,7 +225,10 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
             '400': oauthError('invalid_request: the body is not a JSON object.'),
             '401': feedAuthError,
             '415': oauthError('invalid_request: a body that is not application/json.'),
-            '429': rateLimited,
+            '429': oauthError(
+              'temporarily_unavailable: a rate limit, or the resource server already has ' +
+                'EVENT_STREAMS_PER_RESOURCE_SERVER live streams (poll one of them); wait `Retry-After` seconds.',
+            ),
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },
           },
         },

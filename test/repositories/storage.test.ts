@@ -666,6 +666,35 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       expect(event!.until.getTime() - now.getTime()).toBe(150_000)
     })
 
+    it('a resource server gets at most `limit` live streams; idle ones do not count; others are unaffected', async () => {
+      const db = database.db
+      const at = new Date('2031-01-01T00:00:00Z')
+      const servers = await Promise.all(
+        [1, 2].map(() =>
+          insertResourceServer(db, { id: `rs_${randomToken(8)}`, name: 'API', secretHash: 'h' }),
+        ),
+      )
+      const create = (serverId: string, now = at) =>
+        insertEventStream(db, {
+          resourceServerId: serverId,
+          now,
+          idleSince: new Date(now.getTime() - 600_000),
+          limit: 2,
+        })
+      // Created at once: the lock on the server's row makes them count one another.
+      const first = await Promise.all([
+        create(servers[0]!.id),
+        create(servers[0]!.id),
+        create(servers[0]!.id),
+      ])
+      expect(first.filter((id) => id !== undefined)).toHaveLength(2)
+      expect(await create(servers[1]!.id)).toBeDefined()
+      // Ten minutes later the first two are idle: they no longer count.
+      const later = new Date(at.getTime() + 600_000)
+      expect(await create(servers[0]!.id, later)).toBeDefined()
+      expect(await create('rs_no_such_server', later)).toBeUndefined()
+    })
+
     it('streams: pending is unacknowledged and unexpired, oldest first, per stream; sweeping deletes both kinds', async () => {
       const db = database.db
       // Later than every other test's events, so that only these are pending.
@@ -675,8 +704,15 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         name: 'API',
         secretHash: 'h',
       })
-      const stream = await insertEventStream(db, server.id, later)
-      const sibling = await insertEventStream(db, server.id, later)
+      const newStream = async () =>
+        (await insertEventStream(db, {
+          resourceServerId: server.id,
+          now: later,
+          idleSince: new Date(later.getTime() - 600_000),
+          limit: 10,
+        }))!
+      const stream = await newStream()
+      const sibling = await newStream()
       const jtis = [randomUUID(), randomUUID(), randomUUID()]
       for (const [i, jti] of jtis.entries()) {
         const at = new Date(later.getTime() + i * 1000)
