@@ -87,6 +87,52 @@ async function insertCode(
   return codeHash
 }
 
+/** Starts a refresh family of the fixture's user and client under `grantId`; returns its id. */
+async function insertFamily(f: Awaited<ReturnType<typeof fixture>>, grantId: string): Promise<string> {
+  const row = await f.db
+    .insertInto('refresh_families')
+    .values({
+      grant_id: grantId,
+      user_id: f.user.id,
+      client_id: f.client.id,
+      scopes: ['links:read'],
+      expires_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+/**
+ * A user signed in (a session live for a minute), the fixture's client, and `code(overrides)`, which
+ * asks insertAuthorizationCodeForSession for a links:read code of that session.
+ */
+async function sessionCodeFixture() {
+  const f = await fixture()
+  const sessionToken = randomToken()
+  const sessionExpiresAt = new Date(now.getTime() + 60_000)
+  await insertSession(f.db, {
+    tokenHash: sha256(sessionToken),
+    userId: f.user.id,
+    csrfSecret: randomToken(),
+    createdAt: now,
+    expiresAt: sessionExpiresAt,
+  })
+  const code = (overrides: Partial<Parameters<typeof insertAuthorizationCodeForSession>[1]> = {}) =>
+    insertAuthorizationCodeForSession(f.db, {
+      codeHash: sha256(randomToken()),
+      clientId: f.client.id,
+      sessionTokenHash: sha256(sessionToken),
+      redirectUri: 'https://app.example/cb',
+      scopes: ['links:read'],
+      codeChallenge: challenge,
+      createdAt: now,
+      expiresAt: now,
+      ...overrides,
+    })
+  return { ...f, sessionExpiresAt, code }
+}
+
 describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'}`, () => {
   it('runs on the engine the harness chose', () => {
     expect(['postgres', 'pglite']).toContain(testEngine())
@@ -196,17 +242,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      const family = await db
-        .insertInto('refresh_families')
-        .values({
-          grant_id: grant.id,
-          client_id: client.id,
-          user_id: user.id,
-          scopes: ['links:read'],
-          expires_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
+      const familyId = await insertFamily({ db, user, client }, grant.id)
       const revoked = await db
         .transaction()
         .execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
@@ -214,7 +250,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       const fam = await db
         .selectFrom('refresh_families')
         .select(['revoked_at', 'revoked_reason'])
-        .where('id', '=', family.id)
+        .where('id', '=', familyId)
         .executeTakeFirstOrThrow()
       expect(fam.revoked_at?.toISOString()).toBe(now.toISOString())
       expect(fam.revoked_reason).toBe('test')
@@ -325,28 +361,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
     })
 
     it('a code for a session is written only when session, client, redirect_uri and grant all allow it', async () => {
-      const { db, user, client } = await fixture()
-      const sessionToken = randomToken()
-      const sessionExpiresAt = new Date(now.getTime() + 60_000)
-      await insertSession(db, {
-        tokenHash: sha256(sessionToken),
-        userId: user.id,
-        csrfSecret: randomToken(),
-        createdAt: now,
-        expiresAt: sessionExpiresAt,
-      })
-      const code = (overrides: Partial<Parameters<typeof insertAuthorizationCodeForSession>[1]> = {}) =>
-        insertAuthorizationCodeForSession(db, {
-          codeHash: sha256(randomToken()),
-          clientId: client.id,
-          sessionTokenHash: sha256(sessionToken),
-          redirectUri: 'https://app.example/cb',
-          scopes: ['links:read'],
-          codeChallenge: challenge,
-          createdAt: now,
-          expiresAt: now,
-          ...overrides,
-        })
+      const { db, user, client, sessionExpiresAt, code } = await sessionCodeFixture()
       const someoneElse = await insertUser(db, `${randomToken(6)}@example.com`, 'hash')
       await upsertGrant(db, { userId: someoneElse.id, clientId: client.id, scopes: ['links:read'] }, now)
       expect(await code()).toBeUndefined() // no grant of this session's user yet (another's does not count)
@@ -384,31 +399,12 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
     })
 
     it('a code for a session is not written under a revoked grant', async () => {
-      const { db, user, client } = await fixture()
-      const sessionToken = randomToken()
-      await insertSession(db, {
-        tokenHash: sha256(sessionToken),
-        userId: user.id,
-        csrfSecret: randomToken(),
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + 60_000),
-      })
+      const { db, user, client, code } = await sessionCodeFixture()
       const grant = await upsertGrant(
         db,
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      const code = () =>
-        insertAuthorizationCodeForSession(db, {
-          codeHash: sha256(randomToken()),
-          clientId: client.id,
-          sessionTokenHash: sha256(sessionToken),
-          redirectUri: 'https://app.example/cb',
-          scopes: ['links:read'],
-          codeChallenge: challenge,
-          createdAt: now,
-          expiresAt: now,
-        })
       expect(await code()).toBe(grant.id)
       await db.transaction().execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
       expect(await code()).toBeUndefined()
@@ -446,16 +442,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         now,
       )
       await insertCode({ db, user, client }, grant.id)
-      await db
-        .insertInto('refresh_families')
-        .values({
-          grant_id: grant.id,
-          user_id: user.id,
-          client_id: client.id,
-          scopes: ['links:read'],
-          expires_at: now,
-        })
-        .execute()
+      await insertFamily({ db, user, client }, grant.id)
       await db.deleteFrom('clients').where('id', '=', client.id).execute()
       for (const table of ['authorization_codes', 'refresh_families', 'grants'] as const) {
         const left = await db
@@ -489,20 +476,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      const family = async () =>
-        (
-          await db
-            .insertInto('refresh_families')
-            .values({
-              grant_id: grant.id,
-              user_id: user.id,
-              client_id: client.id,
-              scopes: ['links:read'],
-              expires_at: now,
-            })
-            .returning('id')
-            .executeTakeFirstOrThrow()
-        ).id
+      const family = () => insertFamily({ db, user, client }, grant.id)
       const [live, revoked] = [await family(), await family()]
       await db.updateTable('refresh_families').set({ revoked_at: now }).where('id', '=', revoked).execute()
       const ref = (familyId: string, overrides: Record<string, string> = {}) => ({
@@ -545,17 +519,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         { userId: user.id, clientId: client.id, scopes: ['links:read'] },
         now,
       )
-      const { id: familyId } = await db
-        .insertInto('refresh_families')
-        .values({
-          grant_id: grant.id,
-          user_id: user.id,
-          client_id: client.id,
-          scopes: ['links:read'],
-          expires_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow()
+      const familyId = await insertFamily({ db, user, client }, grant.id)
       const hashes = [sha256(randomToken()), sha256(randomToken())]
       // The first was rotated into the second (one unrotated token per family).
       for (const [i, token_hash] of hashes.entries()) {
