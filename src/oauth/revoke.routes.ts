@@ -7,8 +7,10 @@ import { assertTokenMediaType, readTokenParameters } from './token-parameters.js
 
 /**
  * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id; token_type_hint
- * is read but not needed (the token's shape tells its kind). Every token outcome answers 200 with an
- * empty body: whether a token existed, was expired or belonged to another client is never revealed.
+ * is read but not needed (the token's shape tells its kind). Every token outcome answers 200 with `{}`:
+ * whether a token existed, was expired or belonged to another client is never revealed. RFC 7009
+ * §2.2 has the client ignore the body; an empty JSON object rather than no body at all is what
+ * clients that insist on a JSON media type (simple-oauth2's revoke()) accept.
  */
 export function revokeRoutes(services: Pick<Services, 'clients' | 'revocation'>) {
   return async (app: FastifyInstance) => {
@@ -24,7 +26,7 @@ export function revokeRoutes(services: Pick<Services, 'clients' | 'revocation'>)
       if (!CLIENT_ID_PATTERN.test(clientId) || !(await services.clients.findActiveClient(clientId)))
         throw unknownClient()
       await services.revocation.revoke(token, clientId)
-      return reply.code(200).send()
+      return reply.code(200).send({})
     })
   }
 }

@@ -183,9 +183,8 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
           responses: {
             '200': {
               description:
-                'Done, or the token was unknown, expired or not this client’s. Ignore the body: empty or `{}`.',
-              content: { 'application/json': { schema: jsonSchema(z.object({})) } },
-              'x-body-may-be-empty': true,
+                'Done, or the token was unknown, expired or not this client’s: always `{}` (RFC 7009 §2.2: ignore it).',
+              content: { 'application/json': { schema: jsonSchema(z.object({}).strict()) } },
             },
             '400': oauthError('invalid_request: no token.'),
             '401': oauthError('invalid_client: unknown or disabled client_id.'),

@@ -27,9 +27,11 @@ afterAll(async () => {
 const refresh = (token: string, clientId = party.client.id) =>
   tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId })
 
+/** RFC 7009 §2.2: 200, and a body the client ignores: `{}` as JSON, which every client library accepts. */
 function expectEmpty200(res: Awaited<ReturnType<typeof revokeRequest>>) {
   expect(res.statusCode).toBe(200)
-  expect(res.body).toBe('')
+  expect(res.headers['content-type']).toMatch(/^application\/json/)
+  expect(res.json()).toEqual({})
   expect(res.headers['cache-control']).toBe('no-store')
 }
 
