@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify'
-import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
-import { invalidClient, unknownClient } from '../errors.js'
+import { unknownClient } from '../errors.js'
 import type { Services } from '../services.js'
-import { requireParameter } from './token-grant.js'
+import { identifyPublicClient } from './client-identification.js'
+import { requireClientId, requireParameter } from './token-grant.js'
 import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
 
 /**
- * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id; token_type_hint
+ * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id (in the body or
+ * HTTP Basic with an empty password, as at the token endpoint); token_type_hint
  * is read but not needed (the token's shape tells its kind). Every token outcome answers 200 with `{}`:
  * whether a token existed, was expired or belonged to another client is never revealed. RFC 7009
  * §2.2 has the client ignore the body; an empty JSON object rather than no body at all is what
@@ -19,12 +20,12 @@ export function revokeRoutes(services: Pick<Services, 'clients' | 'revocation'>)
     })
     app.post('/api/oauth/revoke', async (request, reply) => {
       assertTokenMediaType(request.headers['content-type'])
-      const params = readTokenParameters(request.body)
+      const params = identifyPublicClient(request.headers.authorization, readTokenParameters(request.body))
       const token = requireParameter(params, 'token')
-      const clientId = params.client_id
-      if (clientId === undefined) throw invalidClient('client_id is required to identify the client.')
-      if (!CLIENT_ID_PATTERN.test(clientId) || !(await services.clients.findActiveClient(clientId)))
-        throw unknownClient()
+      // As at the token endpoint: no client_id is a missing parameter (invalid_request), one that
+      // names no enabled client is failed identification (invalid_client).
+      const clientId = requireClientId(params)
+      if (!(await services.clients.findActiveClient(clientId))) throw unknownClient()
       await services.revocation.revoke(token, clientId)
       return reply.code(200).send({})
     })

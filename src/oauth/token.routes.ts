@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { OAuthError, invalidRequest } from '../errors.js'
 import { authorizationCodeGrant } from './authorization-code.grant.js'
+import { identifyPublicClient } from './client-identification.js'
 import { refreshTokenGrant } from './refresh-token.grant.js'
 import type { TokenGrant, TokenParameters, TokenServices } from './token-grant.js'
 import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
@@ -29,7 +30,7 @@ export function tokenRoutes(services: TokenServices) {
     })
     app.post('/api/oauth/token', async (request) => {
       assertTokenMediaType(request.headers['content-type'])
-      const params = readTokenParameters(request.body)
+      const params = identifyPublicClient(request.headers.authorization, readTokenParameters(request.body))
       const grant = grantFor(params)
       const answer = await grant.handle(params, services)
       services.metrics.tokensIssued.inc({ grant_type: grant.grantType })

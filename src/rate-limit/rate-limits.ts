@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { Config } from '../config.js'
 import { RateLimitedError } from '../errors.js'
 import type { Metrics } from '../metrics/metrics.js'
-import { parseBasicAuthorization } from '../web/basic-auth.js'
+import { readBasicAuthorization } from '../web/basic-auth.js'
 import { formField } from '../web/form.js'
 import { clientAddress } from './client-address.js'
 import type { Count, CounterStore } from './counter-store.js'
@@ -35,10 +35,11 @@ function pluginStore(store: CounterStore): FastifyRateLimitStoreCtor {
   } as unknown as FastifyRateLimitStoreCtor
 }
 
-/** The caller an OAuth API request names: the HTTP Basic user-id, else the body's client_id. */
+/** The caller an OAuth API request names: the HTTP Basic user-id (a public client's has an empty password), else the body's client_id. */
 function callerFrom(request: FastifyRequest, bodyClientId: boolean): string | undefined {
+  const basic = readBasicAuthorization(request.headers.authorization)
   const id =
-    parseBasicAuthorization(request.headers.authorization)?.id ??
+    (typeof basic === 'object' ? basic.id : undefined) ??
     (bodyClientId ? formField(request.body, 'client_id') : undefined)
   return id !== undefined && CALLER_ID.test(id) ? id : undefined
 }

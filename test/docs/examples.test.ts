@@ -53,6 +53,7 @@ describe('docs/integrating.md includes the examples verbatim', () => {
   it.each([
     ['client.ts', 'ts'],
     ['resource-server.ts', 'ts'],
+    ['openid-client.ts', 'ts'],
     ['flow.sh', 'sh'],
   ])('%s', (name, language) => {
     expect(doc).toContain('```' + language + '\n' + example(name) + '```\n')

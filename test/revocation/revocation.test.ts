@@ -163,17 +163,17 @@ describe('request errors', () => {
   })
 
   it.each([
-    ['missing client_id', undefined],
-    ['unknown client_id', 'unknown-client-id'],
-    ['malformed client_id', 'bad id!'],
-  ])('%s is invalid_client (401), and nothing is revoked', async (_name, clientId) => {
+    ['missing client_id', 400, 'invalid_request', undefined],
+    ['unknown client_id', 401, 'invalid_client', 'unknown-client-id'],
+    ['malformed client_id', 401, 'invalid_client', 'bad id!'],
+  ])('%s: %i %s, and nothing is revoked', async (_name, status, error, clientId) => {
     const tokens = await exchangeCode(t, party)
     const res = await revokeRequest(t, {
       token: tokens.refresh_token,
       ...(clientId === undefined ? {} : { client_id: clientId }),
     })
-    expect(res.statusCode).toBe(401)
-    expect(res.json().error).toBe('invalid_client')
+    expect(res.statusCode).toBe(status)
+    expect(res.json().error).toBe(error)
     expect((await introspect(t, rs, tokens.refresh_token)).active).toBe(true)
   })
 
