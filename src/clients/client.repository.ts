@@ -74,3 +74,15 @@ export async function disableClient(
     .executeTakeFirst()
   return row && toClient(row)
 }
+
+/** The redirect URIs of every enabled client, by client id (the CORS origins are made from them). */
+export async function listEnabledRedirectUris(
+  db: Kysely<Database>,
+): Promise<{ id: string; redirectUris: string[] }[]> {
+  const rows = await db
+    .selectFrom('clients')
+    .select(['id', 'redirect_uris'])
+    .where('disabled_at', 'is', null)
+    .execute()
+  return rows.map((row) => ({ id: row.id, redirectUris: row.redirect_uris }))
+}

@@ -6,6 +6,7 @@ import type { GrantService } from '../grants/grant.service.js'
 import type { Clock } from '../lib/clock.js'
 import { ALL_SCOPES, isKnownScope, normalizeScopes } from '../lib/scopes.js'
 import { randomToken } from '../lib/secrets.js'
+import { createClientOrigins } from './client-origins.js'
 import { type Client, disableClient, findClientById, insertClient, listClients } from './client.repository.js'
 import { redirectUriProblem } from './redirect-uri.js'
 
@@ -44,15 +45,21 @@ function newClientId(): string {
 }
 
 export function createClientService(db: Kysely<Database>, clock: Clock, grants: GrantService) {
+  const origins = createClientOrigins(db)
   return {
-    createClient(input: NewClient): Promise<Client> {
-      return insertClient(db, {
+    async createClient(input: NewClient): Promise<Client> {
+      const client = await insertClient(db, {
         id: newClientId(),
         name: input.name,
         redirectUris: input.redirect_uris,
         scopes: normalizeScopes(input.scopes ?? ALL_SCOPES),
       })
+      origins.invalidate()
+      return client
     },
+    /** CORS (web/cors.ts): the origins of enabled clients' redirect URIs, from memory. */
+    isRegisteredOrigin: origins.isRegisteredOrigin,
+    isOriginOf: origins.isOriginOf,
     listClients: () => listClients(db),
     async getClient(id: string): Promise<Client> {
       const client = await findClientById(db, id)
@@ -70,12 +77,14 @@ export function createClientService(db: Kysely<Database>, clock: Clock, grants: 
     },
     /** Disables a client and revokes all its grants, in one transaction. */
     async disableClient(id: string): Promise<Client> {
-      return db.transaction().execute(async (trx) => {
+      const client = await db.transaction().execute(async (trx) => {
         const client = await disableClient(trx, id, clock.now())
         if (!client) throw new ProblemError(404, 'No client with this id.')
         await grants.revokeAllForClient(id, trx)
         return client
       })
+      origins.invalidate()
+      return client
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
+import { publicDocumentCors } from '../web/cors.js'
 import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
 
 /** RFC 8414 authorization server metadata; the issuer is exactly config.issuer. */
@@ -30,6 +31,7 @@ export function authorizationServerMetadata(config: Pick<Config, 'issuer'>) {
 export function metadataRoutes(config: Pick<Config, 'issuer'>) {
   const metadata = authorizationServerMetadata(config)
   return async (app: FastifyInstance) => {
+    publicDocumentCors(app, '/.well-known/oauth-authorization-server')
     app.get('/.well-known/oauth-authorization-server', async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=3600')
       return metadata

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
 import { unknownClient } from '../errors.js'
 import type { Services } from '../services.js'
+import { clientEndpointCors } from '../web/cors.js'
 import { identifyPublicClient } from './client-identification.js'
 import { requireClientId, requireParameter } from './token-grant.js'
 import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
@@ -13,14 +15,23 @@ import { assertTokenMediaType, readTokenParameters } from './token-parameters.js
  * §2.2 has the client ignore the body; an empty JSON object rather than no body at all is what
  * clients that insist on a JSON media type (simple-oauth2's revoke()) accept.
  */
-export function revokeRoutes(services: Pick<Services, 'clients' | 'revocation'>) {
+export function revokeRoutes(
+  services: Pick<Services, 'clients' | 'revocation'>,
+  config: Pick<Config, 'issuer'>,
+) {
   return async (app: FastifyInstance) => {
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     })
+    const cors = clientEndpointCors(app, {
+      path: '/api/oauth/revoke',
+      issuer: config.issuer,
+      origins: services.clients,
+    })
     app.post('/api/oauth/revoke', async (request, reply) => {
       assertTokenMediaType(request.headers['content-type'])
       const params = identifyPublicClient(request.headers.authorization, readTokenParameters(request.body))
+      await cors.assertOriginOf(request, params.client_id)
       const token = requireParameter(params, 'token')
       // As at the token endpoint: no client_id is a missing parameter (invalid_request), one that
       // names no enabled client is failed identification (invalid_client).

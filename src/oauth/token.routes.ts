@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
 import { OAuthError, invalidRequest } from '../errors.js'
+import { clientEndpointCors } from '../web/cors.js'
 import { authorizationCodeGrant } from './authorization-code.grant.js'
 import { identifyPublicClient } from './client-identification.js'
 import { refreshTokenGrant } from './refresh-token.grant.js'
@@ -22,15 +24,21 @@ function grantFor(params: TokenParameters): TokenGrant {
 }
 
 /** POST /api/oauth/token (RFC 6749 §3.2): read the parameters, pick the grant type, let it answer. */
-export function tokenRoutes(services: TokenServices) {
+export function tokenRoutes(services: TokenServices, config: Pick<Config, 'issuer'>) {
   return async (app: FastifyInstance) => {
     // Every answer, errors included (the error handler keeps headers set here), is uncacheable (§5.1).
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     })
+    const cors = clientEndpointCors(app, {
+      path: '/api/oauth/token',
+      issuer: config.issuer,
+      origins: services.clients,
+    })
     app.post('/api/oauth/token', async (request) => {
       assertTokenMediaType(request.headers['content-type'])
       const params = identifyPublicClient(request.headers.authorization, readTokenParameters(request.body))
+      await cors.assertOriginOf(request, params.client_id)
       const grant = grantFor(params)
       const answer = await grant.handle(params, services)
       services.metrics.tokensIssued.inc({ grant_type: grant.grantType })

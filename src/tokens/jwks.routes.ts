@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
+import { publicDocumentCors } from '../web/cors.js'
 
 /**
  * Resource servers cache the key set for max-age; jose's remote key set also refetches when it
@@ -9,6 +10,7 @@ const JWKS_MAX_AGE_SECONDS = 60
 
 export function jwksRoutes(services: Pick<Services, 'signingKeys'>) {
   return async (app: FastifyInstance) => {
+    publicDocumentCors(app, '/.well-known/jwks.json')
     app.get('/.well-known/jwks.json', async (_request, reply) => {
       const keys = await services.signingKeys.publishedJwks()
       reply

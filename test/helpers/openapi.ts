@@ -51,7 +51,7 @@ export function checkResponse(
   return [`${operation} ${res.statusCode}: ${ajv.errorsText(validate.errors)} in ${res.body}`]
 }
 
-/** Every route of an app as "METHOD /path/{param}", from printRoutes (HEAD left out). */
+/** Every route of an app as "METHOD /path/{param}", from printRoutes (HEAD and CORS preflights' OPTIONS left out). */
 export function registeredRoutes(app: FastifyInstance): string[] {
   const routes: string[] = []
   const stack: string[] = []
@@ -63,7 +63,8 @@ export function registeredRoutes(app: FastifyInstance): string[] {
     stack.push(match[2]!)
     const path = stack.join('').replace(/:(\w+)/g, '{$1}')
     const methods = match[3]?.split(', ') ?? []
-    for (const method of methods) if (method !== 'HEAD') routes.push(`${method} ${path}`)
+    for (const method of methods)
+      if (method !== 'HEAD' && method !== 'OPTIONS') routes.push(`${method} ${path}`)
   }
   return routes
 }

@@ -9,9 +9,9 @@ afterAll(async () => t.close())
 
 describe('a path we serve, asked with another method (RFC 9110 §15.5.6)', () => {
   it.each([
-    ['GET', '/api/oauth/token', 'POST', 'application/json', 'invalid_request'],
+    ['GET', '/api/oauth/token', 'OPTIONS, POST', 'application/json', 'invalid_request'],
     ['PUT', '/api/oauth/introspect', 'POST', 'application/json', 'invalid_request'],
-    ['POST', '/.well-known/jwks.json', 'GET, HEAD', 'application/problem+json', undefined],
+    ['POST', '/.well-known/jwks.json', 'GET, HEAD, OPTIONS', 'application/problem+json', undefined],
     ['DELETE', '/oauth/authorize', 'GET, HEAD, POST', 'text/html', undefined],
   ])(
     '%s %s → 405 with Allow: %s, in the path’s own error style',
