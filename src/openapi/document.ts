@@ -186,8 +186,13 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
                 'Done, or the token was unknown, expired or not this client’s: always `{}` (RFC 7009 §2.2: ignore it).',
               content: { 'application/json': { schema: jsonSchema(z.object({}).strict()) } },
             },
-            '400': oauthError('invalid_request: no token.'),
-            '401': oauthError('invalid_client: unknown or disabled client_id.'),
+            '400': oauthError(
+              'invalid_request: no token or no client_id; a Basic id and a body client_id that differ; ' +
+                'a browser origin not registered for the client.',
+            ),
+            '401': oauthError(
+              'invalid_client: unknown or disabled client_id, or a secret sent (HTTP Basic password, client_secret).',
+            ),
             '413': tooLarge,
             '429': rateLimited,
             '503': { ...oauthError('temporarily_unavailable.'), description: unavailable.description },

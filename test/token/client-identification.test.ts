@@ -107,6 +107,17 @@ describe('the token endpoint', () => {
     expect(retry.statusCode, retry.body).toBe(200)
   })
 
+  it('takes an empty client_secret in the body (passport-oauth2 sends one) as no secret', async () => {
+    const { code, verifier } = await mintCode(t, party)
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `grant_type=authorization_code&code=${code}&code_verifier=${verifier}&client_id=${party.client.id}&client_secret=`,
+    })
+    expect(res.statusCode, res.body).toBe(200)
+  })
+
   it('ignores an Authorization header of another scheme, as before', async () => {
     const { code, verifier } = await mintCode(t, party)
     const res = await token(
