@@ -1,0 +1,42 @@
+import { z } from 'zod'
+import {
+  clientIdField,
+  formAndJson,
+  jsonSchema,
+  oauthError,
+  oauthRateLimited,
+  oauthTooLarge,
+  oauthUnavailable,
+  open,
+  type Operations,
+} from '../openapi/describe.js'
+
+export const revocationRequestSchema = z.object({
+  token: z.string().meta({ description: 'The access or refresh token to revoke.' }),
+  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+  client_id: clientIdField,
+})
+
+export const revokeOperations: Operations = {
+  '/api/oauth/revoke': {
+    post: {
+      operationId: 'revoke',
+      summary: 'Revocation (RFC 7009): revokes the token and the refresh-token family it belongs to.',
+      ...open,
+      requestBody: formAndJson(revocationRequestSchema),
+      responses: {
+        '200': {
+          description:
+            'Done, or the token was unknown, expired or not this client’s. Ignore the body: empty or `{}`.',
+          content: { 'application/json': { schema: jsonSchema(z.object({})) } },
+          'x-body-may-be-empty': true,
+        },
+        '400': oauthError('invalid_request: no token.'),
+        '401': oauthError('invalid_client: unknown or disabled client_id.'),
+        '413': oauthTooLarge,
+        '429': oauthRateLimited,
+        '503': oauthUnavailable,
+      },
+    },
+  },
+}
