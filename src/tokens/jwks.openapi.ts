@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ok, open, type Operations, problem } from '../openapi/describe.js'
+import { ok, open, type Operations, problem, tooManyParameters } from '../openapi/describe.js'
 
 /** RFC 7517 key set: public keys only (EC P-256, OKP Ed25519 or RSA). */
 export const jwksSchema = z.object({
@@ -28,6 +28,7 @@ export const jwksOperations: Operations = {
       ...open,
       responses: {
         '200': ok('A JWK set; cache it for at most 60 s.', jwksSchema, 'application/jwk-set+json'),
+        '400': tooManyParameters,
         '503': problem('The database is unreachable.'),
       },
     },
