@@ -10,6 +10,7 @@ import { resourceServerAdminRoutes } from './resource-servers/resource-server.ro
 import { type AppDeps, createServices, type Services } from './services.js'
 import { signingKeyAdminRoutes } from './tokens/key.routes.js'
 import { requireAdminToken } from './web/admin-auth.js'
+import { answerErrorsAs, routeGroup } from './web/error-style.js'
 
 export interface AdminAppOptions extends AppDeps {
   adminToken: string
@@ -21,8 +22,10 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   const services = options.services ?? createServices(options)
   const app = await createHttpServer(options)
   recordHttpMetrics(app, services.metrics, 'admin')
-  await app.register(healthRoutes(services))
+  // An address nothing serves (outside /admin) keeps the listener's default: a page.
+  await app.register(routeGroup('problem', [healthRoutes(services)]))
   await app.register(async (admin) => {
+    answerErrorsAs(admin, 'problem', { unservedPaths: ['/admin'] })
     requireAdminToken(admin, options.adminToken)
     await admin.register(clientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))

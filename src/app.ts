@@ -18,6 +18,7 @@ import { rateLimits } from './rate-limit/rate-limits.js'
 import { parseParameters } from './web/parameters.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { jwksRoutes } from './tokens/jwks.routes.js'
+import { routeGroup } from './web/error-style.js'
 import { staticRoutes } from './web/static.routes.js'
 
 export interface PublicAppOptions extends AppDeps {
@@ -46,19 +47,47 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(
     rateLimits({ store: services.rateLimitStore.store, metrics: services.metrics }, options.config),
   )
-  await app.register(staticRoutes)
-  await app.register(healthRoutes(services))
-  if (options.config.metricsToken)
-    await app.register(metricsRoute(services.metricsSource, options.config.metricsToken))
-  await app.register(signInRoutes(services, options.config))
-  await app.register(authorizeRoutes(services, options.config))
-  await app.register(connectedAppsRoutes(services, options.config))
-  await app.register(tokenRoutes(services, options.config))
-  await app.register(revokeRoutes(services, options.config))
-  await app.register(introspectRoutes(services))
-  await app.register(eventFeedRoutes(services, options.config))
-  await app.register(jwksRoutes(services))
-  await app.register(metadataRoutes(options.config))
-  await app.register(openApiRoutes(publicOpenApiDocument(options.config)))
+  const accountApps = connectedAppsRoutes(services, options.config)
+  // Pages for people answer errors with a page, as does any address no group below owns.
+  await app.register(
+    routeGroup('html', [
+      staticRoutes,
+      signInRoutes(services, options.config),
+      authorizeRoutes(services, options.config),
+      accountApps.pages,
+    ]),
+  )
+  // OAuth clients and resource servers read RFC 6749 errors, below these paths too: the revocation
+  // feed takes introspection's credentials, so it answers like introspection.
+  await app.register(
+    routeGroup(
+      'oauth',
+      [
+        tokenRoutes(services, options.config),
+        revokeRoutes(services, options.config),
+        introspectRoutes(services),
+        eventFeedRoutes(services, options.config),
+      ],
+      { unservedPaths: ['/api/oauth', '/api/events'] },
+    ),
+  )
+  // JSON APIs, discovery and health: problem details. The admin API has its own listener; a
+  // request for it sent here still gets the kind of answer its client reads.
+  await app.register(
+    routeGroup(
+      'problem',
+      [
+        healthRoutes(services),
+        ...(options.config.metricsToken
+          ? [metricsRoute(services.metricsSource, options.config.metricsToken)]
+          : []),
+        accountApps.api,
+        jwksRoutes(services),
+        metadataRoutes(options.config),
+        openApiRoutes(publicOpenApiDocument(options.config)),
+      ],
+      { unservedPaths: ['/api', '/.well-known', '/admin'] },
+    ),
+  )
   return app
 }

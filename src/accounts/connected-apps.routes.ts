@@ -26,10 +26,11 @@ function appJson(app: ConnectedApp) {
 const clientIdParam = (request: FastifyRequest) => (request.params as { client_id: string }).client_id
 
 /**
- * The user's connected applications: the page (GET /account/apps, POST …/:client_id/revoke) and the
- * same as JSON for the main site's front end (GET/DELETE /api/account/apps…). Both authenticate by
- * the sign-in session cookie; every change needs the session's CSRF token (form field csrf_token,
- * or the X-CSRF-Token header on the API; GET /api/account/apps hands it out as csrf_token).
+ * The user's connected applications: the pages (GET /account/apps, POST …/:client_id/revoke) and the
+ * same as JSON for the main site's front end (GET/DELETE /api/account/apps…), two plugins because
+ * they answer errors differently (a page, problem details). Both authenticate by the sign-in
+ * session cookie; every change needs the session's CSRF token (form field csrf_token, or the
+ * X-CSRF-Token header on the API; GET /api/account/apps hands it out as csrf_token).
  */
 export function connectedAppsRoutes(
   services: AccountServices,
@@ -51,11 +52,14 @@ export function connectedAppsRoutes(
 
   const sendPage = (reply: FastifyReply, body: string) => reply.type('text/html; charset=utf-8').send(body)
 
-  return async (app: FastifyInstance) => {
-    // Personal data and CSRF tokens: never cached, errors included.
+  // Personal data and CSRF tokens: never cached, errors included.
+  const neverCached = (app: FastifyInstance) =>
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store')
     })
+
+  const pages = async (app: FastifyInstance) => {
+    neverCached(app)
 
     app.get('/account/apps', async (request, reply) => {
       const session = await cookies.currentSession(request, services.sessions)
@@ -88,6 +92,10 @@ export function connectedAppsRoutes(
         303,
       )
     })
+  }
+
+  const api = async (app: FastifyInstance) => {
+    neverCached(app)
 
     app.get('/api/account/apps', async (request) => {
       const session = await requireSession(request)
@@ -103,4 +111,6 @@ export function connectedAppsRoutes(
       return reply.code(204).send()
     })
   }
+
+  return { pages, api }
 }

@@ -1,5 +1,13 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import Router from 'find-my-way'
+import type { ErrorStyle } from './error-style.js'
+
+/** The methods another method's request to a served path may use, and how that path answers errors. */
+export interface AllowedMethods {
+  methods: string[]
+  /** The error style of the routes serving the path (answerErrorsAs), when one declared it. */
+  style?: ErrorStyle
+}
 
 /**
  * Which methods a path answers to, for RFC 9110 §15.5.6: a path we serve, asked with another method,
@@ -11,7 +19,7 @@ import Router from 'find-my-way'
 export function trackAllowedMethods(
   app: FastifyInstance,
   options: { maxParamLength: number; ignoreTrailingSlash: boolean },
-): (url: string) => string[] {
+): (url: string) => AllowedMethods {
   const router = Router(options)
   const declared = new Set<string>()
   const methods = new Set<Router.HTTPMethod>()
@@ -21,11 +29,17 @@ export function trackAllowedMethods(
       if (declared.has(key)) continue
       declared.add(key)
       methods.add(method)
-      router.on(method, route.url, () => {})
+      // The route's options are kept, not its style: this hook, the listener's, runs before the
+      // route group's own onRoute hook stamps the style on them (answerErrorsAs).
+      router.on(method, route.url, () => {}, route)
     }
   })
   return (url) => {
     const path = url.split('?', 1)[0]!
-    return [...methods].filter((method) => router.find(method, path) !== null)
+    const found = [...methods].flatMap((method) => {
+      const match = router.find(method, path)
+      return match ? [{ method, route: match.store as RouteOptions }] : []
+    })
+    return { methods: found.map((f) => f.method), style: found[0]?.route.config?.errorStyle }
   }
 }

@@ -8,21 +8,10 @@ import {
   RateLimitedError,
   statusTitle,
 } from '../errors.js'
+import type { AllowedMethods } from './allowed-methods.js'
+import { errorStyleOf, trackAddressErrorStyles } from './error-style.js'
 import { errorPage } from './layout.js'
 import { rateLimitedPage } from './pages/rate-limited.page.js'
-
-/** How a path answers errors: RFC 6749 JSON, RFC 9457 problem+json, or a page for a person. */
-export type ErrorStyle = 'oauth' | 'problem' | 'html'
-
-export function errorStyleFor(url: string): ErrorStyle {
-  const path = url.split('?', 1)[0]!
-  // The revocation event feed answers like introspection, whose credentials it takes.
-  if (path.startsWith('/api/oauth/') || path.startsWith('/api/events/')) return 'oauth'
-  if (path.startsWith('/api/') || path.startsWith('/admin/') || path === '/admin') return 'problem'
-  if (path.startsWith('/.well-known/') || path === '/healthz' || path === '/readyz') return 'problem'
-  if (path === '/openapi.json') return 'problem'
-  return 'html'
-}
 
 const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
   401: 'invalid_client',
@@ -30,9 +19,12 @@ const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
   500: 'server_error',
 }
 
-/** Turns any thrown error into the answer its path promises; never a stack trace, never a 500 for bad input. */
+/**
+ * Turns any thrown error into the answer its route group promises (answerErrorsAs; for a request no
+ * route took, the group owning its address); never a stack trace, never a 500 for bad input.
+ */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const style = errorStyleFor(request.url)
+  const style = errorStyleOf(request)
   const { status, oauth, problem } = classify(error)
   if (status >= 500) request.log.error({ err: error }, logMessage(error, status))
   if (status === 503) reply.header('retry-after', '5')
@@ -143,16 +135,18 @@ function clientErrorDetail(error: Partial<FastifyError>): string {
 }
 
 /**
- * One error answer for every failure, and for a request no route takes: 405 with Allow when the
- * path answers to other methods (`allowedMethods`, see allowed-methods.ts), else 404.
+ * One error handler for every failure, and one answer for a request no route takes: 405 with Allow
+ * when the path answers to other methods (`allowedMethods`, see allowed-methods.ts), else 404; both
+ * in the style of the address (AddressErrorStyles).
  */
 export async function errorHandling(
   app: FastifyInstance,
-  allowedMethods: (url: string) => string[] = () => [],
+  allowedMethods: (url: string) => AllowedMethods = () => ({ methods: [] }),
 ): Promise<void> {
+  trackAddressErrorStyles(app, (url) => allowedMethods(url).style)
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply))
   app.setNotFoundHandler((request, reply) => {
-    const allowed = allowedMethods(request.url)
+    const allowed = allowedMethods(request.url).methods
     if (allowed.length === 0) return sendError(new ProblemError(404, 'Nothing is here.'), request, reply)
     const list = allowed.join(', ')
     reply.header('allow', list)

@@ -57,6 +57,17 @@ describe('GET /metrics', () => {
     expect(admin.body).toContain('linkauth_http_requests_total')
   })
 
+  it('refuses a scraper with problem details on both listeners, as every other machine API does', async () => {
+    for (const res of [
+      await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } }),
+      await t.admin.inject({ method: 'GET', url: '/metrics' }),
+    ]) {
+      expect(res.statusCode).toBe(401)
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
+      expect(res.json()).toMatchObject({ status: 401, title: 'Unauthorized' })
+    }
+  })
+
   it('counts requests by route pattern and status, never by raw URL', async () => {
     await t.app.inject({ method: 'GET', url: '/healthz?secret=abc' })
     await t.app.inject({ method: 'GET', url: '/no/such/page' })

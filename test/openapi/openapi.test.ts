@@ -117,6 +117,24 @@ describe('the documents', () => {
     }
   })
 
+  it('every operation has a summary and states its access: `security: []` when open', () => {
+    for (const doc of [publicDoc, adminDoc] as unknown as Record<string, unknown>[]) {
+      const paths = doc.paths as Record<string, Record<string, { summary?: string; security?: unknown[] }>>
+      for (const [path, item] of Object.entries(paths)) {
+        for (const [method, op] of Object.entries(item)) {
+          expect(op.summary, `${method} ${path}`).toMatch(/\S/)
+          expect(op.security ?? doc.security, `${method} ${path}`).toBeInstanceOf(Array)
+        }
+      }
+    }
+    const open = (doc: OpenApiDocument, path: string) =>
+      (doc.paths[path]!.get as unknown as { security?: unknown[] }).security
+    for (const path of ['/.well-known/jwks.json', '/healthz', '/openapi.json'])
+      expect(open(publicDoc, path)).toEqual([])
+    expect(open(adminDoc, '/healthz')).toEqual([])
+    expect(open(adminDoc, '/metrics')).toBeUndefined() // the document's admin token
+  })
+
   it('the admin document is behind the admin token', async () => {
     await check('admin', 'GET /openapi.json', { url: '/openapi.json' }, 401)
   })
@@ -382,6 +400,28 @@ describe('admin listener answers match the document', () => {
     await check('admin', 'GET /healthz', { url: '/healthz' }, 200)
     await check('admin', 'GET /readyz', { url: '/readyz' }, 200)
     await check('admin', 'GET /openapi.json', { url: '/openapi.json', headers: adminHeaders }, 200)
+  })
+})
+
+describe('metrics and the parameter limits every route shares', () => {
+  it('the admin listener’s /metrics, behind its token', async () => {
+    const res = await check('admin', 'GET /metrics', { url: '/metrics', headers: adminHeaders }, 200)
+    expect(res.body).toContain('# TYPE')
+    await check('admin', 'GET /metrics', { url: '/metrics' }, 401)
+  })
+
+  it('a query over the limits is a documented 400 on open GETs too', async () => {
+    const query = `?${Array.from({ length: 60 }, (_, i) => `p${i}=1`).join('&')}`
+    await check('public', 'GET /healthz', { url: `/healthz${query}` }, 400)
+    await check('admin', 'GET /readyz', { url: `/readyz${query}` }, 400)
+    await check(
+      'public',
+      'GET /.well-known/oauth-authorization-server',
+      {
+        url: `/.well-known/oauth-authorization-server${query}`,
+      },
+      400,
+    )
   })
 })
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { isConcurrencyConflict, retryOnConcurrencyConflict } from '../../src/db/errors.js'
 import { createLogger } from '../../src/logger.js'
 import { errorHandling } from '../../src/web/error-handler.js'
+import { answerErrorsAs } from '../../src/web/error-style.js'
 
 const conflict = (code: string) => Object.assign(new Error('deadlock detected'), { code })
 
@@ -54,8 +55,11 @@ describe('statements aborted by a concurrency conflict', () => {
     })
     const app = Fastify({ loggerInstance: createLogger('error', sink) as FastifyBaseLogger })
     await errorHandling(app)
-    app.post('/api/oauth/token', async () => {
-      throw conflict('40P01')
+    await app.register(async (oauth) => {
+      answerErrorsAs(oauth, 'oauth')
+      oauth.post('/api/oauth/token', async () => {
+        throw conflict('40P01')
+      })
     })
     app.get('/account/apps', async () => {
       throw conflict('40001')

@@ -1,0 +1,57 @@
+import { z } from 'zod'
+import { isoTime, ok, type Operations, problem } from '../openapi/describe.js'
+
+export const accountAppsSchema = z.object({
+  apps: z.array(
+    z.object({
+      client_id: z.string(),
+      name: z.string(),
+      scopes: z.array(z.object({ scope: z.string(), description: z.string() })),
+      authorized_at: isoTime,
+      last_used_at: isoTime.nullable(),
+    }),
+  ),
+  csrf_token: z.string().meta({
+    description: 'Send it back as the X-CSRF-Token header of DELETE /api/account/apps/{client_id}.',
+  }),
+})
+
+const notSignedIn = problem('Not signed in.')
+
+/** The JSON API of the connected-apps page, for the main site's front end (its pages are not API). */
+export const connectedAppsApiOperations: Operations = {
+  '/api/account/apps': {
+    get: {
+      operationId: 'listConnectedApps',
+      summary: 'The signed-in user’s connected applications (for the main site’s front end).',
+      security: [{ session: [] }],
+      responses: {
+        '200': ok('The applications and a CSRF token for DELETE.', accountAppsSchema),
+        '401': notSignedIn,
+      },
+    },
+  },
+  '/api/account/apps/{client_id}': {
+    delete: {
+      operationId: 'revokeConnectedApp',
+      summary: 'Revoke an application: its grant and every token it holds stop working at once.',
+      security: [{ session: [] }],
+      parameters: [
+        { name: 'client_id', in: 'path', required: true, schema: { type: 'string' } },
+        {
+          name: 'X-CSRF-Token',
+          in: 'header',
+          required: true,
+          description: 'The `csrf_token` of GET /api/account/apps.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '204': { description: 'Revoked.' },
+        '401': notSignedIn,
+        '403': problem('Missing or wrong X-CSRF-Token.'),
+        '404': problem('No connected application with this client_id.'),
+      },
+    },
+  },
+}

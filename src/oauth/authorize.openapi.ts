@@ -1,0 +1,52 @@
+import { open, type Operations } from '../openapi/describe.js'
+
+const queryParameters: [name: string, required: boolean, description: string][] = [
+  ['client_id', true, 'The client_id the operator issued.'],
+  ['redirect_uri', true, 'Exactly one of the registered redirect URIs (exact string match).'],
+  ['scope', true, 'Space-separated scopes.'],
+  ['code_challenge', true, 'BASE64URL(SHA-256(code_verifier)): 43 characters.'],
+  ['code_challenge_method', false, '`S256` (the default; `plain` is refused).'],
+  ['response_type', false, '`code` (the default and only value).'],
+  ['state', false, 'Echoed unchanged in the redirect; at most 1024 bytes.'],
+  ['prompt', false, '`none`, `login`, `consent`, or `login consent`.'],
+]
+
+/** GET /oauth/authorize: where the browser is sent (its forms and continuation are pages, not API). */
+export const authorizeOperations: Operations = {
+  '/oauth/authorize': {
+    get: {
+      operationId: 'authorize',
+      summary: 'Authorization endpoint: the browser is sent here (RFC 6749 §4.1.1, RFC 7636).',
+      ...open,
+      parameters: queryParameters.map(([name, required, description]) => ({
+        name,
+        in: 'query',
+        required,
+        description,
+        schema: { type: 'string' },
+      })),
+      responses: {
+        '200': {
+          description: 'The consent page (the user is signed in and has not approved these scopes yet).',
+          content: { 'text/html': {} },
+        },
+        '302': {
+          description:
+            'Back to redirect_uri with `code`, `state`, `iss` (consent remembered), or with `error`, ' +
+            '`error_description`, `state`, `iss`.',
+        },
+        '303': { description: 'To the sign-in page (/login), which continues this request afterwards.' },
+        '400': {
+          description:
+            'Unknown client or unregistered redirect_uri, or more than 50 parameters: an HTML page, never a redirect.',
+          content: { 'text/html': {} },
+        },
+        '429': {
+          description:
+            'Too many requests from this address (AUTHORIZE_RATE_LIMIT): an HTML page with `Retry-After`, never a redirect.',
+          content: { 'text/html': {} },
+        },
+      },
+    },
+  },
+}

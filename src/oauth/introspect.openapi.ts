@@ -1,0 +1,57 @@
+import { z } from 'zod'
+import {
+  epochSeconds,
+  formAndJson,
+  oauthError,
+  oauthRateLimited,
+  oauthTooLarge,
+  oauthUnavailable,
+  ok,
+  type Operations,
+  scopeString,
+} from '../openapi/describe.js'
+
+export const introspectionRequestSchema = z.object({
+  token: z.string(),
+  token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+})
+
+export const activeTokenSchema = z.object({
+  active: z.literal(true),
+  scope: scopeString,
+  client_id: z.string(),
+  sub: z.string().meta({ description: 'The user id.' }),
+  exp: epochSeconds,
+  iat: epochSeconds,
+  iss: z.string(),
+  aud: z.string().optional().meta({ description: 'Present for access tokens only.' }),
+  jti: z.string().optional().meta({ description: 'Present for access tokens only.' }),
+  token_type: z.enum(['Bearer', 'refresh_token']).meta({
+    description: '"Bearer" for an access token (RFC 6749 §7.1), "refresh_token" for a refresh token.',
+  }),
+})
+
+export const inactiveTokenSchema = z.object({ active: z.literal(false) })
+
+export const introspectionResponseSchema = z.union([activeTokenSchema, inactiveTokenSchema])
+
+export const introspectOperations: Operations = {
+  '/api/oauth/introspect': {
+    post: {
+      operationId: 'introspect',
+      summary: 'Introspection (RFC 7662) for registered resource servers.',
+      security: [{ resourceServer: [] }],
+      requestBody: formAndJson(introspectionRequestSchema),
+      responses: {
+        '200': ok('`{"active": false}` for any token that is not live.', introspectionResponseSchema),
+        '400': oauthError('invalid_request: no token.'),
+        '401': oauthError(
+          'invalid_client: missing or wrong resource-server credentials (WWW-Authenticate: Basic).',
+        ),
+        '413': oauthTooLarge,
+        '429': oauthRateLimited,
+        '503': oauthUnavailable,
+      },
+    },
+  },
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { ok, open, type Operations, tooManyParameters } from '../openapi/describe.js'
+
+/** RFC 8414, exactly the members metadata.routes.ts answers. */
+export const authorizationServerMetadataSchema = z.object({
+  issuer: z.string(),
+  authorization_endpoint: z.string(),
+  token_endpoint: z.string(),
+  revocation_endpoint: z.string(),
+  introspection_endpoint: z.string(),
+  jwks_uri: z.string(),
+  scopes_supported: z.array(z.string()),
+  response_types_supported: z.array(z.literal('code')),
+  response_modes_supported: z.array(z.literal('query')),
+  grant_types_supported: z.array(z.string()),
+  code_challenge_methods_supported: z.array(z.literal('S256')),
+  token_endpoint_auth_methods_supported: z.array(z.literal('none')),
+  revocation_endpoint_auth_methods_supported: z.array(z.literal('none')),
+  introspection_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
+  authorization_response_iss_parameter_supported: z.literal(true),
+  revocation_event_streams_endpoint: z.string(),
+})
+
+export const metadataOperations: Operations = {
+  '/.well-known/oauth-authorization-server': {
+    get: {
+      operationId: 'metadata',
+      summary: 'Authorization server metadata (RFC 8414).',
+      ...open,
+      responses: {
+        '200': ok('The metadata.', authorizationServerMetadataSchema),
+        '400': tooManyParameters,
+      },
+    },
+  },
+}

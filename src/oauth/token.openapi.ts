@@ -1,0 +1,82 @@
+import { z } from 'zod'
+import {
+  clientIdField,
+  formAndJson,
+  oauthError,
+  oauthRateLimited,
+  oauthTooLarge,
+  oauthUnavailable,
+  ok,
+  open,
+  type Operations,
+  scopeString,
+} from '../openapi/describe.js'
+
+const codeVerifier = z
+  .string()
+  .regex(/^[A-Za-z0-9\-._~]{43,128}$/)
+  .meta({ description: 'The PKCE verifier: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1).' })
+
+export const authorizationCodeRequestSchema = z.object({
+  grant_type: z
+    .literal('authorization_code')
+    .optional()
+    .meta({ description: 'May be left out when `code` is sent.' }),
+  code: z.string().max(2048).meta({ description: 'The `code` parameter of the redirect.' }),
+  code_verifier: codeVerifier,
+  client_id: clientIdField,
+  redirect_uri: z.string().max(2048).optional().meta({
+    description: 'Optional; when sent it must equal the redirect_uri of the authorization request.',
+  }),
+})
+
+export const refreshTokenRequestSchema = z.object({
+  grant_type: z.literal('refresh_token'),
+  refresh_token: z.string().max(2048),
+  client_id: clientIdField,
+  scope: scopeString
+    .optional()
+    .meta({ description: 'Optional; a subset of the scopes of the original grant. Default: all of them.' }),
+})
+
+export const tokenRequestSchema = z.union([authorizationCodeRequestSchema, refreshTokenRequestSchema])
+
+/** RFC 6749 §5.1. */
+export const tokenResponseSchema = z.object({
+  access_token: z
+    .string()
+    .meta({ description: 'A signed JWT (RFC 9068). Send it as `Authorization: Bearer`.' }),
+  token_type: z.literal('Bearer'),
+  expires_in: z.number().int().meta({ description: 'Seconds until the access token expires.' }),
+  refresh_token: z
+    .string()
+    .meta({ description: '43 characters of base64url. Single use: every refresh returns a new one.' }),
+  scope: scopeString,
+})
+
+export const tokenOperations: Operations = {
+  '/api/oauth/token': {
+    post: {
+      operationId: 'token',
+      summary:
+        'Token endpoint (RFC 6749 §3.2): exchange a code, or refresh. Public clients send client_id ' +
+        '(in the body, or as the HTTP Basic user with an empty password); no secret.',
+      ...open,
+      requestBody: formAndJson(tokenRequestSchema),
+      responses: {
+        '200': ok('Tokens. Sent with Cache-Control: no-store.', tokenResponseSchema),
+        '400': oauthError(
+          'invalid_request (also: a Basic id and a body client_id that differ; a browser origin not ' +
+            'registered for the client), invalid_grant, invalid_scope, unauthorized_client or unsupported_grant_type.',
+        ),
+        '401': oauthError(
+          'invalid_client: unknown or disabled client_id, or a secret sent (HTTP Basic password, client_secret).',
+        ),
+        '413': oauthTooLarge,
+        '415': oauthError('invalid_request: neither form-encoded nor JSON.'),
+        '429': oauthRateLimited,
+        '503': oauthUnavailable,
+      },
+    },
+  },
+}
