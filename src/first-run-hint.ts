@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { adminTokenPath } from './runtime-secrets.js'
+
+/** The redirect URI the hint and the README's quick start register (RFC 8252 §7.3: a loopback IP literal). */
+export const EXAMPLE_REDIRECT_URI = 'http://127.0.0.1:8080/callback'
+
+/**
+ * Where the next steps can be run from: a checkout with its dev dependencies has the demo and
+ * `npm run cli`; an installed package or the Docker image has only the `linkauth` command.
+ */
+export function hasDemo(packageRoot: string): boolean {
+  return (
+    existsSync(join(packageRoot, 'scripts', 'demo.ts')) &&
+    existsSync(join(packageRoot, 'node_modules', '.bin', 'tsx'))
+  )
+}
+
+/**
+ * What a newcomer does next, logged while no application is registered: watch the whole flow with
+ * the demo, or register an application and a user with the CLI (which finds the admin token itself).
+ * One command per line, so it reads in a terminal and can be copied.
+ */
+export function firstRunHint(
+  config: { adminToken: string | undefined; dataDir: string },
+  demo: boolean,
+): string {
+  const cli = demo ? 'npm run cli --' : 'linkauth'
+  const token = config.adminToken ? 'ADMIN_TOKEN' : `${adminTokenPath(config.dataDir)} (or ADMIN_TOKEN)`
+  return [
+    'No application is registered yet. Next steps:',
+    ...(demo ? ['  watch the whole flow (in another terminal):  npm run demo'] : []),
+    `  register an application:  ${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
+    `  and a user:               ${cli} users create --email you@example.com --password '<password>'`,
+    `  The CLI reads the admin token from ${token}; README.md, "Quick start", says more.`,
+  ].join('\n')
+}
