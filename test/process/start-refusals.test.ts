@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, testEngine } from '../helpers/database.js'
 import { freePort } from '../helpers/net.js'
 import {
   killStartedServers,
@@ -164,4 +165,30 @@ describe('ports in use', () => {
       expect(existsSync(lockFile(dataDir))).toBe(false)
     }, 120_000)
   }
+
+  it.skipIf(testEngine() !== 'postgres')(
+    'under WORKERS, a port in use stops the primary too instead of restarting workers for ever',
+    async () => {
+      const database = await createTestDatabase()
+      try {
+        const p = await ports()
+        await occupy(p.PORT)
+        const running = startServer({
+          WORKERS: '2',
+          DATABASE_URL: database.url!,
+          DATABASE_POOL_SIZE: '2',
+          DATA_DIR: freshDataDir(),
+          ...p,
+        })
+        expect(await running.exited).toBe(78)
+        expect(running.output()).toContain(
+          `linkauth: configuration error: PORT: port ${p.PORT} on 0.0.0.0 is already in use`,
+        )
+        expect(running.output()).not.toContain('worker died; starting another')
+      } finally {
+        await database.close()
+      }
+    },
+    120_000,
+  )
 })
