@@ -6,14 +6,24 @@ import { adminTokenPath } from './runtime-secrets.js'
 export const EXAMPLE_REDIRECT_URI = 'http://127.0.0.1:8080/callback'
 
 /**
- * Where the next steps can be run from: a checkout with its dev dependencies has the demo and
- * `npm run cli`; an installed package or the Docker image has only the `linkauth` command.
+ * Where the next steps can be run: a checkout with its dev dependencies has the demo and
+ * `npm run cli`; the Docker image (Docker writes /.dockerenv) and an installed package have only
+ * the `linkauth` command, run inside the container with `docker exec`.
  */
-export function hasDemo(packageRoot: string): boolean {
-  return (
+export type RunningFrom = 'checkout' | 'container' | 'installed'
+
+export function runningFrom(packageRoot: string): RunningFrom {
+  const checkout =
     existsSync(join(packageRoot, 'scripts', 'demo.ts')) &&
     existsSync(join(packageRoot, 'node_modules', '.bin', 'tsx'))
-  )
+  if (checkout) return 'checkout'
+  return existsSync('/.dockerenv') ? 'container' : 'installed'
+}
+
+const CLI: Record<RunningFrom, string> = {
+  checkout: 'npm run cli --',
+  container: 'docker exec <container> linkauth',
+  installed: 'linkauth',
 }
 
 /**
@@ -23,13 +33,13 @@ export function hasDemo(packageRoot: string): boolean {
  */
 export function firstRunHint(
   config: { adminToken: string | undefined; dataDir: string },
-  demo: boolean,
+  from: RunningFrom,
 ): string {
-  const cli = demo ? 'npm run cli --' : 'linkauth'
+  const cli = CLI[from]
   const token = config.adminToken ? 'ADMIN_TOKEN' : `${adminTokenPath(config.dataDir)} (or ADMIN_TOKEN)`
   return [
     'No application is registered yet. Next steps:',
-    ...(demo ? ['  watch the whole flow (in another terminal):  npm run demo'] : []),
+    ...(from === 'checkout' ? ['  watch the whole flow (in another terminal):  npm run demo'] : []),
     `  register an application:  ${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
     `  and a user:               ${cli} users create --email you@example.com --password '<password>'`,
     `  The CLI reads the admin token from ${token}; README.md, "Quick start", says more.`,

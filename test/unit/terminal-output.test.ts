@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { EXAMPLE_REDIRECT_URI, firstRunHint, hasDemo } from '../../src/first-run-hint.js'
+import { EXAMPLE_REDIRECT_URI, firstRunHint, runningFrom } from '../../src/first-run-hint.js'
 import { createLogger, stdoutDestination } from '../../src/logger.js'
 
 /** What a person sees in the terminal at `npm start`: the log lines and the next-step hint. */
@@ -33,22 +33,27 @@ describe('the first-run hint', () => {
   const config = { adminToken: undefined, dataDir: './.data' }
 
   it('gives one command per line, with the demo in a checkout', () => {
-    const lines = firstRunHint(config, true).split('\n')
+    const lines = firstRunHint(config, 'checkout').split('\n')
     expect(lines[0]).toBe('No application is registered yet. Next steps:')
     expect(lines.some((l) => l.endsWith('  npm run demo'))).toBe(true)
     expect(lines.some((l) => /npm run cli -- clients create --name "My App" --redirect-uri /.test(l))).toBe(
       true,
     )
     expect(lines.some((l) => l.includes('npm run cli -- users create'))).toBe(true)
-    expect(firstRunHint(config, true)).toContain('.data/admin-token')
-    expect(firstRunHint({ ...config, adminToken: 'x'.repeat(32) }, true)).not.toContain('admin-token')
+    expect(firstRunHint(config, 'checkout')).toContain('.data/admin-token')
+    expect(firstRunHint({ ...config, adminToken: 'x'.repeat(32) }, 'checkout')).not.toContain('admin-token')
   })
 
-  it('suggests only the linkauth command where there is no checkout (the Docker image, an install)', () => {
-    const hint = firstRunHint(config, false)
-    expect(hint).not.toContain('npm run')
-    expect(hint).toContain('linkauth clients create')
-    expect(hint).toContain('linkauth users create')
+  it('suggests only the linkauth command where there is no checkout (an install, the Docker image)', () => {
+    for (const from of ['installed', 'container'] as const) {
+      const hint = firstRunHint(config, from)
+      expect(hint).not.toContain('npm run')
+      expect(hint).toMatch(
+        /^ {2}register an application: +(docker exec <container> )?linkauth clients create /m,
+      )
+      expect(hint).toMatch(/^ {2}and a user: +(docker exec <container> )?linkauth users create /m)
+    }
+    expect(firstRunHint(config, 'container')).toContain('docker exec <container> linkauth clients create')
   })
 
   it('registers the same redirect URI as the README', () => {
@@ -58,11 +63,11 @@ describe('the first-run hint', () => {
     )
     expect(registered.length).toBeGreaterThan(0)
     for (const uri of registered) expect(uri).toBe(EXAMPLE_REDIRECT_URI)
-    expect(firstRunHint(config, true)).toContain(`--redirect-uri ${EXAMPLE_REDIRECT_URI}`)
+    expect(firstRunHint(config, 'checkout')).toContain(`--redirect-uri ${EXAMPLE_REDIRECT_URI}`)
   })
 
   it('knows a checkout with its dev dependencies from one without', () => {
-    expect(hasDemo('.')).toBe(true)
-    expect(hasDemo('dist')).toBe(false)
+    expect(runningFrom('.')).toBe('checkout')
+    expect(runningFrom('dist')).not.toBe('checkout')
   })
 })
