@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
@@ -87,6 +87,16 @@ describe('one process per DATA_DIR', () => {
     expect(inUse.exec(line)![1]).toBe(String(first.child.pid))
     expect(await listening(secondPorts.PORT)).toBe(false)
     expect(await listening(secondPorts.ADMIN_PORT)).toBe(false)
+
+    // npm run migrate is refused too, rather than writing beside the running engine.
+    const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate-cli.ts'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    })
+    expect(migrate.status).toBe(1)
+    expect(migrate.stderr.trim()).toBe(
+      `linkauth migrate: DATA_DIR ${dataDir} is in use by a running linkauth (pid ${first.child.pid}), which migrates at start; stop it first`,
+    )
 
     // The first one is untouched, and a clean stop leaves no lock behind.
     expect((await fetch(`http://127.0.0.1:${firstPorts.PORT}/readyz`)).status).toBe(200)
