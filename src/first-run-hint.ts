@@ -26,6 +26,12 @@ const CLI: Record<RunningFrom, string> = {
   installed: 'linkauth',
 }
 
+const MORE: Record<RunningFrom, string> = {
+  checkout: ' README.md, "Quick start", says more.',
+  container: ' The README\'s "Running in Docker" says more.',
+  installed: '',
+}
+
 /**
  * What a newcomer does next, logged while no application is registered: watch the whole flow with
  * the demo, or register an application and a user with the CLI (which finds the admin token itself).
@@ -37,11 +43,19 @@ export function firstRunHint(
 ): string {
   const cli = CLI[from]
   const token = config.adminToken ? 'ADMIN_TOKEN' : `${adminTokenPath(config.dataDir)} (or ADMIN_TOKEN)`
+  const steps: [string, string][] = [
+    ...(from === 'checkout'
+      ? [['watch the whole flow:', 'npm run demo   (in another terminal)'] as [string, string]]
+      : []),
+    [
+      'register an application:',
+      `${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
+    ],
+    ['and a user:', `${cli} users create --email you@example.com --password '<password>'`],
+  ]
   return [
     'No application is registered yet. Next steps:',
-    ...(from === 'checkout' ? ['  watch the whole flow (in another terminal):  npm run demo'] : []),
-    `  register an application:  ${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
-    `  and a user:               ${cli} users create --email you@example.com --password '<password>'`,
-    `  The CLI reads the admin token from ${token}; README.md, "Quick start", says more.`,
+    ...steps.map(([what, command]) => `  ${what.padEnd(26)}${command}`),
+    `  The CLI reads the admin token from ${token}.${MORE[from]}`,
   ].join('\n')
 }

@@ -35,7 +35,7 @@ describe('the first-run hint', () => {
   it('gives one command per line, with the demo in a checkout', () => {
     const lines = firstRunHint(config, 'checkout').split('\n')
     expect(lines[0]).toBe('No application is registered yet. Next steps:')
-    expect(lines.some((l) => l.endsWith('  npm run demo'))).toBe(true)
+    expect(lines).toContain('  watch the whole flow:     npm run demo   (in another terminal)')
     expect(lines.some((l) => /npm run cli -- clients create --name "My App" --redirect-uri /.test(l))).toBe(
       true,
     )
