@@ -67,14 +67,15 @@ export async function lockPGliteDir(dir: string): Promise<PGliteLock> {
 
 function ownLock(file: string, mine: string): PGliteLock {
   let released = false
-  return {
-    file,
-    release() {
-      if (released) return
-      released = true
-      if (readLock(file) === mine) removeIfExists(file)
-    },
+  const release = () => {
+    if (released) return
+    released = true
+    process.off('exit', release)
+    if (readLock(file) === mine) removeIfExists(file)
   }
+  // A process that exits without closing the database (a fatal error, process.exit) leaves no lock.
+  process.on('exit', release)
+  return { file, release }
 }
 
 function tryCreate(path: string, content: string): boolean {

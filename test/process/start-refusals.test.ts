@@ -117,6 +117,16 @@ describe('one process per DATA_DIR', () => {
     await stop(winner)
   }, 120_000)
 
+  it('a process that exits without closing the database leaves no lock behind', () => {
+    const dataDir = freshDataDir()
+    const script = `import { lockPGliteDir } from './src/db/pglite-lock.ts'; await lockPGliteDir(${JSON.stringify(join(dataDir, 'pglite'))}); process.exit(3)`
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    })
+    expect(run.status, run.stderr).toBe(3)
+    expect(existsSync(lockFile(dataDir))).toBe(false)
+  })
+
   it('takes over a lock whose process is gone', async () => {
     const dataDir = freshDataDir()
     const gone = spawn(process.execPath, ['-e', ''])
