@@ -10,11 +10,14 @@ COPY migrations ./migrations
 RUN npm run build
 
 # Run stage: production dependencies and the compiled code only, as the unprivileged `node` user.
+# The public listener on every interface of the container; the admin API stays on the container's
+# loopback (ADMIN_HOST's default), so publishing ports never exposes it. Reach it with the CLI inside
+# the container (`docker exec <container> linkauth …`), or opt in with ADMIN_HOST=0.0.0.0 and a port
+# published on the host's loopback only (docker-compose.yml does).
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    ADMIN_HOST=0.0.0.0 \
     ADMIN_PORT=3001 \
     DATA_DIR=/data
 WORKDIR /app
@@ -23,10 +26,11 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
-RUN mkdir -p /data && chown node:node /data
+# The `linkauth` command the start-up hint names, on PATH.
+RUN ln -s /app/bin/linkauth.js /usr/local/bin/linkauth && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
-EXPOSE 3000 3001
+EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/main.js"]

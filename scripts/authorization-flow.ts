@@ -5,7 +5,7 @@
  * code, swaps it at the token endpoint with the PKCE verifier. Tokens are returned, never printed.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -13,10 +13,13 @@ import { CliError, type createAdminClient } from '../src/cli/admin-client.js'
 
 export const say = (line = '') => process.stdout.write(`${line}\n`)
 
-/** The admin token: ADMIN_TOKEN, or the file the server wrote into DATA_DIR (./.data). */
+/** DATA_DIR (./.data): where the server keeps its admin token and the demos what they registered. */
+export const dataDirOf = (env: NodeJS.ProcessEnv = process.env) => env.DATA_DIR || './.data'
+
+/** The admin token: ADMIN_TOKEN, or the file the server wrote into DATA_DIR. */
 export function adminToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN
-  const path = join(env.DATA_DIR || './.data', 'admin-token')
+  const path = join(dataDirOf(env), 'admin-token')
   return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined
 }
 
@@ -24,6 +27,7 @@ export interface Metadata {
   issuer: string
   authorization_endpoint: string
   token_endpoint: string
+  introspection_endpoint: string
 }
 
 export async function metadata(publicUrl: string): Promise<Metadata> {
@@ -39,7 +43,7 @@ export async function metadata(publicUrl: string): Promise<Metadata> {
 }
 
 /** The callback server: resolves with the first /callback query, answers the browser with a short page. */
-function callbackServer(port: number, appName: string) {
+function callbackServer(appName: string) {
   let resolveQuery: (query: URLSearchParams) => void
   const received = new Promise<URLSearchParams>((resolve) => (resolveQuery = resolve))
   const server = createServer((req, res) => {
@@ -66,7 +70,7 @@ function callbackServer(port: number, appName: string) {
   })
   return {
     received,
-    listen: () =>
+    listen: (port: number) =>
       new Promise<number>((resolve, reject) => {
         server.once('error', reject)
         server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))
@@ -80,9 +84,93 @@ export interface FlowOptions {
   request: ReturnType<typeof createAdminClient>
   /** The demo application's name, as the consent page and /account/apps show it. */
   appName: string
-  /** The callback server's port (0: any free one). */
+  /** The callback server's port (0: the one of the kept registration, else any free one). */
   port: number
   timeoutSeconds: number
+  /** Where the registration is kept between runs (DATA_DIR). */
+  dataDir: string
+}
+
+/** What a demo registered, kept (mode 0600) so that the next run reuses it instead of adding more. */
+interface Registration {
+  clientId: string
+  redirectUri: string
+  email: string
+  password: string
+}
+
+const registrationFile = (options: FlowOptions) =>
+  join(options.dataDir, `${options.appName.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.json`)
+
+function keptRegistration(file: string): Registration | undefined {
+  if (!existsSync(file)) return undefined
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Registration
+  } catch {
+    return undefined
+  }
+}
+
+function keep(file: string, registration: Registration): void {
+  mkdirSync(join(file, '..'), { recursive: true })
+  writeFileSync(file, JSON.stringify(registration), { mode: 0o600 })
+  chmodSync(file, 0o600)
+}
+
+/** The callback on DEMO_PORT, else on the kept registration's port when it is free, else anywhere. */
+async function listenForCallback(
+  callback: ReturnType<typeof callbackServer>,
+  port: number,
+  kept: Registration | undefined,
+): Promise<number> {
+  if (port !== 0 || !kept) return callback.listen(port)
+  try {
+    return await callback.listen(Number(new URL(kept.redirectUri).port))
+  } catch {
+    return callback.listen(0) // taken: a new registration follows
+  }
+}
+
+type AdminRequest = ReturnType<typeof createAdminClient>
+
+/** The kept application when it is still enabled with this redirect URI; otherwise a new one (the old one disabled). */
+async function demoClient(
+  request: AdminRequest,
+  options: FlowOptions,
+  redirectUri: string,
+  kept: Registration | undefined,
+): Promise<{ clientId: string; reused: boolean }> {
+  if (kept) {
+    const clients = (
+      await request<{ clients: { client_id: string; disabled_at: string | null }[] }>('GET', '/admin/clients')
+    ).clients
+    const live = clients.find((c) => c.client_id === kept.clientId && c.disabled_at === null)
+    if (live && kept.redirectUri === redirectUri) return { clientId: kept.clientId, reused: true }
+    // One live demo application at a time: its redirect URI cannot change, so it gives way.
+    if (live) await request('DELETE', `/admin/clients/${encodeURIComponent(kept.clientId)}`)
+  }
+  const client = await request<{ client_id: string }>('POST', '/admin/clients', {
+    name: options.appName,
+    redirect_uris: [redirectUri],
+    scopes: ['links:read', 'links:write'],
+  })
+  return { clientId: client.client_id, reused: false }
+}
+
+/** The kept demo user when it still exists; otherwise a new one. */
+async function demoUser(
+  request: AdminRequest,
+  kept: Registration | undefined,
+): Promise<{ email: string; password: string; reused: boolean }> {
+  if (kept) {
+    const users = (await request<{ users: { email: string }[] }>('GET', '/admin/users')).users
+    if (users.some((u) => u.email === kept.email))
+      return { email: kept.email, password: kept.password, reused: true }
+  }
+  const email = `demo-${randomBytes(4).toString('hex')}@example.com`
+  const password = `demo-${randomBytes(6).toString('base64url')}`
+  await request('POST', '/admin/users', { email, password })
+  return { email, password, reused: false }
 }
 
 export type FlowResult =
@@ -92,25 +180,29 @@ export type FlowResult =
 /** Steps 1 to 4 of a demo, printed as they happen; the token endpoint's answer is returned as is. */
 export async function runAuthorizationFlow(options: FlowOptions): Promise<FlowResult> {
   const { meta, request } = options
-  const callback = callbackServer(options.port, options.appName)
-  const port = await callback.listen()
+  const file = registrationFile(options)
+  const kept = keptRegistration(file)
+  const callback = callbackServer(options.appName)
+  const port = await listenForCallback(callback, options.port, kept)
   const redirectUri = `http://127.0.0.1:${port}/callback`
   try {
-    const client = await request<{ client_id: string }>('POST', '/admin/clients', {
-      name: options.appName,
-      redirect_uris: [redirectUri],
-      scopes: ['links:read', 'links:write'],
-    })
-    say(`1. Registered the application "${options.appName}"`)
-    say(`   client_id:    ${client.client_id}`)
+    const client = await demoClient(request, options, redirectUri, kept)
+    const user = await demoUser(request, kept)
+    keep(file, { clientId: client.clientId, redirectUri, email: user.email, password: user.password })
+    say(
+      client.reused
+        ? `1. Using the application "${options.appName}" an earlier run registered (kept in ${file})`
+        : `1. Registered the application "${options.appName}" (kept in ${file} for the next run)`,
+    )
+    say(`   client_id:    ${client.clientId}`)
     say(`   redirect_uri: ${redirectUri} (this script listens there)`)
-
-    const email = `demo-${randomBytes(4).toString('hex')}@example.com`
-    const password = `demo-${randomBytes(6).toString('base64url')}`
-    await request('POST', '/admin/users', { email, password })
-    say(`2. Created a demo user to sign in with`)
-    say(`   Email:    ${email}`)
-    say(`   Password: ${password}`)
+    say(
+      user.reused
+        ? `2. The demo user to sign in with (from an earlier run)`
+        : `2. Created a demo user to sign in with`,
+    )
+    say(`   Email:    ${user.email}`)
+    say(`   Password: ${user.password}`)
 
     const verifier = randomBytes(32).toString('base64url')
     const challenge = createHash('sha256').update(verifier).digest('base64url')
@@ -118,12 +210,14 @@ export async function runAuthorizationFlow(options: FlowOptions): Promise<FlowRe
     const authorize = new URL(meta.authorization_endpoint)
     authorize.search = new URLSearchParams({
       response_type: 'code',
-      client_id: client.client_id,
+      client_id: client.clientId,
       redirect_uri: redirectUri,
       scope: 'links:read links:write',
       state,
       code_challenge: challenge,
       code_challenge_method: 'S256',
+      // The application and user are reused across runs: ask again, so Allow and Deny stay on show.
+      prompt: 'consent',
     }).toString()
     say(`3. Open this address in a browser, sign in, and choose Allow (or Deny):`)
     say()
@@ -154,13 +248,13 @@ export async function runAuthorizationFlow(options: FlowOptions): Promise<FlowRe
         grant_type: 'authorization_code',
         code: query.get('code') ?? '',
         redirect_uri: redirectUri,
-        client_id: client.client_id,
+        client_id: client.clientId,
         code_verifier: verifier,
       }),
       signal: AbortSignal.timeout(15_000),
     })
     const body = (await response.json()) as Record<string, unknown>
-    return { outcome: 'token-response', response, body, clientId: client.client_id }
+    return { outcome: 'token-response', response, body, clientId: client.clientId }
   } finally {
     await callback.close()
   }

@@ -7,10 +7,12 @@
  *
  * Environment: LINKAUTH_URL (default http://localhost:3000), LINKAUTH_ADMIN_URL (default
  * http://127.0.0.1:3001), ADMIN_TOKEN (default: read from $DATA_DIR/admin-token, DATA_DIR=./.data),
- * DEMO_PORT (the callback port; default: any free port), DEMO_TIMEOUT (seconds to wait; default 600).
+ * DEMO_PORT (the callback port; default: the previous run's, else any free port), DEMO_TIMEOUT
+ * (seconds to wait; default 600). The application and user it registers are kept in
+ * $DATA_DIR/linkauth-demo.json and reused by the next run.
  */
 import { createAdminClient } from '../src/cli/admin-client.js'
-import { adminToken, metadata, runAuthorizationFlow, say } from './authorization-flow.js'
+import { adminToken, dataDirOf, metadata, runAuthorizationFlow, say } from './authorization-flow.js'
 
 const env = process.env
 const publicUrl = (env.LINKAUTH_URL || 'http://localhost:3000').replace(/\/$/, '')
@@ -32,6 +34,7 @@ async function main(): Promise<number> {
     appName: 'linkauth demo',
     port: Number(env.DEMO_PORT || 0),
     timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
+    dataDir: dataDirOf(env),
   })
   if (result.outcome === 'denied') return 1
   const { response, body: tokens } = result

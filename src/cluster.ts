@@ -2,6 +2,9 @@ import cluster from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import type { Logger } from 'pino'
 
+/** The exit code of a process stopped by a setting (sysexits.h); see main.ts. */
+const EX_CONFIG = 78
+
 /** How many server processes `WORKERS` asks for. */
 export function workerCount(workers: number | 'auto'): number {
   return workers === 'auto' ? availableParallelism() : workers
@@ -22,8 +25,16 @@ export function runPrimary(count: number, logger: Logger): void {
     if (stopping) {
       if (alive.size === 0) {
         logger.info('stopped')
-        process.exit(0)
+        process.exit(process.exitCode ?? 0)
       }
+      return
+    }
+    if (code === EX_CONFIG) {
+      // A setting keeps the workers from starting (a port in use): another one would fail the same way.
+      stopping = true
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM')
+      process.exitCode = EX_CONFIG
+      if (alive.size === 0) process.exit(EX_CONFIG)
       return
     }
     logger.error({ pid: worker.process.pid, code, signal }, 'worker died; starting another')

@@ -41,7 +41,8 @@ const bytes = (fallback: number, min: number, max: number) =>
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: port(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Unset: loopback on the embedded database (a laptop), every interface on PostgreSQL (a deployment).
+  HOST: optionalString.pipe(z.string().min(1).optional()),
   ISSUER: z
     .url({
       protocol: /^https?$/,
@@ -218,7 +219,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   return Object.freeze({
     env: e.NODE_ENV,
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? (e.DATABASE_URL ? '0.0.0.0' : '127.0.0.1'),
     issuer,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,

@@ -59,3 +59,25 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
     destination,
   )
 }
+
+/**
+ * Where the server's log lines go: readable lines when a person watches a terminal (pino-pretty, a
+ * dev dependency, so only where it is installed), JSON lines otherwise (pino's own stdout), which is
+ * what log collectors read.
+ */
+export async function stdoutDestination(
+  stdout: NodeJS.WritableStream & { isTTY?: boolean },
+): Promise<DestinationStream | undefined> {
+  if (!stdout.isTTY) return undefined
+  try {
+    const { default: pretty } = await import('pino-pretty')
+    return pretty({
+      destination: stdout,
+      sync: true, // nothing lost when the process exits right after a line
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname',
+    })
+  } catch {
+    return undefined
+  }
+}

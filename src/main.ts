@@ -1,5 +1,6 @@
 import cluster from 'node:cluster'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from 'prom-client'
 import { buildAdminApp } from './admin-app.js'
@@ -8,26 +9,26 @@ import { runPrimary, workerCount } from './cluster.js'
 import { ConfigError, loadConfig } from './config.js'
 import { connectDatabase, type DatabaseHandle } from './db/connect.js'
 import { migrateToLatest } from './db/migrator.js'
+import { PGliteLockedError } from './db/pglite-lock.js'
 import { systemClock } from './lib/clock.js'
-import { createLogger } from './logger.js'
+import { firstRunHint, runningFrom } from './first-run-hint.js'
+import { listenOn } from './listen.js'
+import { createLogger, stdoutDestination } from './logger.js'
 import { clusterMetricsSource, serveClusterMetrics } from './metrics/cluster-metrics.js'
 import { adminTokenPath, resolveSecrets } from './runtime-secrets.js'
 import { createServices } from './services.js'
 
-/**
- * What a newcomer does next, logged while no application is registered: watch the whole flow with
- * the demo, or register an application and a user with the CLI (which finds the admin token itself).
- */
-function firstRunHint(config: ReturnType<typeof loadConfig>): string {
-  const token = config.adminToken ? 'ADMIN_TOKEN' : adminTokenPath(config.dataDir)
-  return [
-    'no application is registered yet. Next step:',
-    `watch the whole flow with 'npm run demo' in another terminal;`,
-    `or register your own with 'npm run cli -- clients create --name "My App" --redirect-uri http://127.0.0.1:8080/callback'`,
-    `and 'npm run cli -- users create --email you@example.com --password <password>'`,
-    `(the CLI uses the admin token in ${token}; see README "See the whole flow")`,
-  ].join(' ')
+/** A setting that keeps the server from starting: one line naming it, and EX_CONFIG. */
+function exitOnConfigError(err: ConfigError): never {
+  process.stderr.write(`linkauth: configuration error: ${err.message}\n`)
+  process.exit(78) // EX_CONFIG; cluster.ts does not restart a worker that exits with it
 }
+
+/** The package root (holding package.json), from src/ under tsx or from dist/src/ once built. */
+const packageRoot = join(
+  dirname(fileURLToPath(import.meta.url)),
+  import.meta.url.includes('/dist/') ? '../..' : '..',
+)
 
 /** The only place that reads the environment and listens. */
 async function main(): Promise<void> {
@@ -37,14 +38,11 @@ async function main(): Promise<void> {
     config = loadConfig(process.env)
     secrets = resolveSecrets(config)
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`linkauth: configuration error: ${err.message}\n`)
-      process.exit(78) // EX_CONFIG
-    }
+    if (err instanceof ConfigError) exitOnConfigError(err)
     throw err
   }
   const fullConfig = Object.freeze({ ...config, ...secrets })
-  const logger = createLogger(config.logLevel)
+  const logger = createLogger(config.logLevel, await stdoutDestination(process.stdout))
 
   let database: DatabaseHandle
   try {
@@ -58,6 +56,12 @@ async function main(): Promise<void> {
       logger.info({ engine: database.engine, applied }, 'database ready')
     }
   } catch (err) {
+    if (err instanceof PGliteLockedError) {
+      process.stderr.write(
+        `linkauth: DATA_DIR ${config.dataDir} is in use by another linkauth (pid ${err.holderPid}, lock file ${err.lockFile}); stop that one, or set DATA_DIR to another folder\n`,
+      )
+      process.exit(1)
+    }
     logger.fatal({ err }, 'cannot open or migrate the database')
     process.exit(1)
   }
@@ -92,11 +96,30 @@ async function main(): Promise<void> {
   const services = createServices(deps)
   const publicApp = await buildApp({ ...deps, services })
   const adminApp = await buildAdminApp({ ...deps, services, adminToken: secrets.adminToken })
-  await publicApp.listen({ port: config.port, host: config.host })
-  await adminApp.listen({ port: config.adminPort, host: config.adminHost })
+  try {
+    await listenOn(publicApp, {
+      port: config.port,
+      host: config.host,
+      portVariable: 'PORT',
+      hostVariable: 'HOST',
+    })
+    await listenOn(adminApp, {
+      port: config.adminPort,
+      host: config.adminHost,
+      portVariable: 'ADMIN_PORT',
+      hostVariable: 'ADMIN_HOST',
+    })
+  } catch (err) {
+    // Nothing may stay listening, and the PGlite lock must go, before the process says why it stops.
+    await Promise.allSettled([publicApp.close(), adminApp.close()] as Promise<FastifyInstance | undefined>[])
+    await database.close()
+    if (err instanceof ConfigError) exitOnConfigError(err)
+    throw err
+  }
   if (!config.adminToken) logger.info({ path: adminTokenPath(config.dataDir) }, 'admin token file')
   logger.info({ issuer: config.issuer }, 'linkauth started')
-  if ((await services.clients.listClients()).length === 0) logger.info(firstRunHint(config))
+  if ((await services.clients.listClients()).length === 0)
+    logger.info(firstRunHint(config, runningFrom(packageRoot)))
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -9,8 +9,9 @@
  * Environment: LINKAUTH_URL (default $ISSUER, or http://localhost:$PORT with PORT 3000),
  * LINKAUTH_ADMIN_URL (http://127.0.0.1:$ADMIN_PORT with ADMIN_PORT 3001), the server's own settings,
  * ADMIN_TOKEN, DATA_DIR (./.data), LINKS_PORT (3002), LINKS_RESOURCE_SERVER_ID/_SECRET (to use
- * credentials of your own), DEMO_TIMEOUT (seconds to wait for the browser, 600), and every LINKS_*
- * setting of the links API. Ctrl-C stops both services.
+ * credentials of your own), DEMO_PORT (the callback port, like npm run demo), DEMO_TIMEOUT (seconds
+ * to wait for the browser, 600), and every LINKS_* setting of the links API. Ctrl-C stops both
+ * services.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -18,6 +19,7 @@ import { join } from 'node:path'
 import { CliError, createAdminClient } from '../../src/cli/admin-client.js'
 import {
   adminToken,
+  dataDirOf,
   type Metadata,
   metadata,
   runAuthorizationFlow,
@@ -31,7 +33,7 @@ const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.POR
   '',
 )
 const adminUrl = env.LINKAUTH_ADMIN_URL || `http://127.0.0.1:${env.ADMIN_PORT || 3001}`
-const dataDir = env.DATA_DIR || './.data'
+const dataDir = dataDirOf(env)
 const linksPort = Number(env.LINKS_PORT || 3002)
 const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).replace(/\/$/, '')
 const children: ChildProcess[] = []
@@ -116,6 +118,43 @@ async function api(method: string, path: string, token: string, body?: unknown) 
   }
 }
 
+/** How often the demo asks, while it waits for the revocation. */
+const WATCH_INTERVAL_MS = 200
+
+/**
+ * Until the links API refuses the token. linkauth's introspection turns inactive the moment the
+ * person clicks Revoke, so its first "inactive" marks the click (within one interval); the links API
+ * learns through the event feed, and the gap between the two is what the demo shows.
+ */
+async function watchRevocation(meta: Metadata, token: string, credentials: { id: string; secret: string }) {
+  const basic = Buffer.from(`${credentials.id}:${credentials.secret}`).toString('base64')
+  const activeAtLinkauth = async () => {
+    const res = await fetch(meta.introspection_endpoint, {
+      method: 'POST',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token }),
+      signal: AbortSignal.timeout(10_000),
+    })
+    return res.ok ? ((await res.json()) as { active?: boolean }).active === true : true
+  }
+  let revokedAt: number | undefined
+  for (;;) {
+    if (revokedAt === undefined && !(await activeAtLinkauth())) revokedAt = Date.now()
+    const res = await api('GET', '/api/links', token)
+    if (res.status === 401) {
+      const after = Date.now() - (revokedAt ?? Date.now())
+      say(`   ${new Date().toISOString()} → 401 ${String(res.json?.error)}: the links API refused the token`)
+      say(
+        `   ${after} ms after linkauth revoked it (measured every ${WATCH_INTERVAL_MS} ms). It learned of the`,
+      )
+      say(`   revocation from linkauth's event feed, without asking linkauth per request.`)
+      return
+    }
+    if (res.status !== 200) say(`   ${new Date().toISOString()} → ${res.status}`)
+    await new Promise((r) => setTimeout(r, WATCH_INTERVAL_MS))
+  }
+}
+
 const indent = (value: unknown) => JSON.stringify(value, null, 2).replace(/\n/g, '\n   ')
 
 async function main(): Promise<number> {
@@ -141,8 +180,9 @@ async function main(): Promise<number> {
     meta,
     request,
     appName: 'links API demo',
-    port: 0,
+    port: Number(env.DEMO_PORT || 0),
     timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
+    dataDir,
   })
   if (flow.outcome === 'denied') return 1
   const token = flow.body.access_token
@@ -174,17 +214,8 @@ async function main(): Promise<number> {
   say(`   curl -H "Authorization: Bearer $(cat ${tokenFile})" ${linksUrl}/api/links`)
   say()
   say(`9. Now revoke "links API demo" on ${meta.issuer}/account/apps (you are signed in there).`)
-  say(`   Watching: GET ${linksUrl}/api/links with the token, every 200 ms …`)
-  for (;;) {
-    const res = await api('GET', '/api/links', token)
-    if (res.status === 401) {
-      say(`   ${new Date().toISOString()} → 401 ${String(res.json?.error)}: the links API refused the token.`)
-      say(`   It learned of the revocation from linkauth's event feed, without asking linkauth per request.`)
-      break
-    }
-    if (res.status !== 200) say(`   ${new Date().toISOString()} → ${res.status}`)
-    await new Promise((r) => setTimeout(r, 200))
-  }
+  say(`   Watching: GET ${linksUrl}/api/links with the token, every ${WATCH_INTERVAL_MS} ms …`)
+  await watchRevocation(meta, token, credentials)
   say()
   say(`Done. Both services keep running until Ctrl-C.`)
   return 0

@@ -6,6 +6,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect'
 import pg from 'pg'
 import type { Database } from './database.js'
 import { type Listen, listenOnPostgres } from './notifications.js'
+import { lockPGliteDir, type PGliteLock } from './pglite-lock.js'
 
 export type DatabaseEngine = 'postgres' | 'pglite'
 
@@ -58,9 +59,16 @@ function connectPostgres(url: string, poolSize: number): DatabaseHandle {
 
 async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandle> {
   let client: PGlite
+  let lock: PGliteLock | undefined
   if (dataDir && dataDir !== 'memory://') {
     mkdirSync(dataDir, { recursive: true })
-    client = await PGlite.create(dataDir)
+    lock = await lockPGliteDir(dataDir)
+    try {
+      client = await PGlite.create(dataDir)
+    } catch (err) {
+      lock.release()
+      throw err
+    }
   } else {
     client = await PGlite.create()
   }
@@ -71,7 +79,11 @@ async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandl
     handlers.listening()
     return once(() => (client.closed ? Promise.resolve() : unlisten()))
   }
-  return { db, engine: 'pglite', listen, close: once(() => db.destroy()) }
+  const close = async () => {
+    await db.destroy()
+    lock?.release()
+  }
+  return { db, engine: 'pglite', listen, close: once(close) }
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

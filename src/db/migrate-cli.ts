@@ -2,10 +2,13 @@ import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../config.js'
 import { connectDatabase } from './connect.js'
 import { migrateToLatest } from './migrator.js'
+import { PGliteLockedError } from './pglite-lock.js'
 
 /** `npm run migrate`: brings the configured database (PostgreSQL or PGlite in DATA_DIR) to the newest schema. */
+let dataDir = './.data'
 try {
   const config = loadConfig(process.env)
+  dataDir = config.dataDir
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: join(config.dataDir, 'pglite'),
@@ -17,6 +20,12 @@ try {
     await database.close()
   }
 } catch (err) {
-  process.stderr.write(`linkauth migrate: ${err instanceof ConfigError ? err.message : String(err)}\n`)
+  const message =
+    err instanceof ConfigError
+      ? err.message
+      : err instanceof PGliteLockedError
+        ? `DATA_DIR ${dataDir} is in use by a running linkauth (pid ${err.holderPid}), which migrates at start; stop it first`
+        : String(err)
+  process.stderr.write(`linkauth migrate: ${message}\n`)
   process.exit(1)
 }

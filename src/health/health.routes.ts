@@ -1,13 +1,16 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
 
+/** Probes come every few seconds: their request lines at info would bury everything else. */
+const quiet = { logLevel: 'warn' } as const
+
 export function healthRoutes(services: Pick<Services, 'health'>) {
   return async (app: FastifyInstance) => {
-    app.get('/healthz', async (_request, reply) => {
+    app.get('/healthz', quiet, async (_request, reply) => {
       reply.header('cache-control', 'no-store')
       return { status: 'ok' }
     })
-    app.get('/readyz', async (_request, reply) => {
+    app.get('/readyz', quiet, async (_request, reply) => {
       const readiness = await services.health.readiness()
       reply.header('cache-control', 'no-store').code(readiness.ready ? 200 : 503)
       // Like every other 503 of ours: the database is expected back, ask again in a few seconds.

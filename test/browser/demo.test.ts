@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
@@ -21,6 +22,11 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
   let publicUrl: string
   let adminUrl: string
   const children: ChildProcess[] = []
+  const dataDirs: string[] = []
+  const dataDir = () => {
+    dataDirs.push(mkdtempSync(join(tmpdir(), 'linkauth-demo-')))
+    return dataDirs.at(-1)!
+  }
 
   beforeAll(async () => {
     const served = await listenTestApp({}, { admin: true })
@@ -32,6 +38,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
     await browser?.close()
     await t?.close()
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
   })
 
   function runDemo() {
@@ -42,6 +49,8 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
         LINKAUTH_URL: publicUrl,
         LINKAUTH_ADMIN_URL: adminUrl,
         ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        // Each run a registration of its own (the demo reuses the one kept in DATA_DIR).
+        DATA_DIR: dataDir(),
         DEMO_TIMEOUT: '90',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

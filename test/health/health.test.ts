@@ -26,6 +26,22 @@ describe('health endpoints', () => {
     }
   })
 
+  it('does not log the probes at info, while other requests are logged', async () => {
+    const lines: string[] = []
+    const t = await buildTestApp({
+      env: { LOG_LEVEL: 'info' },
+      logDestination: { write: (line: string) => void lines.push(line) },
+    })
+    cleanups.push(() => t.close())
+    for (const url of ['/healthz', '/readyz']) {
+      expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(200)
+      expect((await t.admin.inject({ method: 'GET', url })).statusCode).toBe(200)
+    }
+    expect(lines.filter((l) => /healthz|readyz/.test(l))).toEqual([])
+    await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })
+    expect(lines.filter((l) => l.includes('/.well-known/jwks.json')).length).toBeGreaterThan(0)
+  })
+
   it('is not ready while migrations are pending', async () => {
     const empty = await createTestDatabase({ migrated: false })
     const t = await buildTestApp({ database: empty })

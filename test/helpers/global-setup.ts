@@ -32,6 +32,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
   }
   if (!adminUrl) {
+    // Once per run, like the browser line: the PostgreSQL-only tests skip, and this says why.
+    console.log(noPostgresReason(forced === 'pglite'))
     project.provide('testDatabase', {
       engine: 'pglite',
       why: forced === 'pglite' ? 'forced' : 'no PostgreSQL',
@@ -44,6 +46,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await dropDatabase(adminUrl, template)
     await stopContainer?.()
   }
+}
+
+/**
+ * Some tests need a PostgreSQL server, not the embedded engine: several processes or pools on one
+ * database, LISTEN/NOTIFY between them, connections killed under load, the pool's metrics.
+ */
+export function noPostgresReason(forced: boolean): string {
+  const why = forced
+    ? 'LINKAUTH_TEST_ENGINE=pglite'
+    : 'no TEST_DATABASE_URL, and no Docker engine for testcontainers'
+  return `PostgreSQL-only tests skipped: the suite runs on embedded PGlite (${why}); set TEST_DATABASE_URL=postgres://… to run them too`
 }
 
 function dockerSocketPresent(): boolean {

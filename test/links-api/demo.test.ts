@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -32,6 +32,7 @@ afterAll(async () => {
 
 it('starts the links API beside the server, uses a token on it, and sees the revocation', async () => {
   const linksPort = await freePort()
+  const callbackPort = await freePort()
   demo = spawn(process.execPath, ['--import', 'tsx', 'examples/links-api/demo.ts'], {
     env: {
       PATH: process.env.PATH,
@@ -45,6 +46,7 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
       ...(t.database.url
         ? { LINKS_DATABASE_URL: t.database.url }
         : { LINKS_DATA_DIR: join(dataDir, 'links') }),
+      DEMO_PORT: String(callbackPort),
       DEMO_TIMEOUT: '60',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -58,6 +60,7 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
   }
 
   const authorize = new URL((await waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!)
+  expect(authorize.searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${callbackPort}/callback`)
   const email = (await waitFor(/Email: +(\S+)/))[1]!
   const password = (await waitFor(/Password: +(\S+)/))[1]!
   expect(output).toContain('Using the authorization server already running at')
@@ -73,6 +76,9 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
   await waitFor(/7\. GET \S+ → 302, Location: https:\/\/example\.com\//)
   await waitFor(/8\. GET \S+\/stats → total_clicks 1/)
   await waitFor(/9\. Now revoke "links API demo"/)
+  // It watches as often as its README says.
+  const interval = (await waitFor(/with the token, every (\d+) ms/))[1]!
+  expect(readFileSync('examples/links-api/README.md', 'utf8')).toContain(`every ${interval} ms`)
   // The token itself is never printed.
   expect(output).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/)
   expect(statSync(join(dataDir, 'links-api-demo-token')).mode & 0o777).toBe(0o600)
@@ -86,6 +92,9 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
   })
   expect(revoked.res.status).toBe(303)
   await waitFor(/→ 401 invalid_token: the links API refused the token/)
+  // How soon, as its README says: from linkauth's revocation (its introspection) to the links API's refusal.
+  const after = Number((await waitFor(/(\d+) ms after linkauth revoked it/))[1])
+  expect(after).toBeLessThan(5_000)
   await waitFor(/Done\. Both services keep running until Ctrl-C\./)
   expect((await fetch(`http://127.0.0.1:${linksPort}/healthz`)).status).toBe(200)
 

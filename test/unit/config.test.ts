@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     const c = loadConfig({})
     expect(c).toMatchObject({
       port: 3000,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       issuer: 'http://localhost:3000',
       databaseUrl: undefined,
       dataDir: './.data',
@@ -24,6 +24,14 @@ describe('loadConfig', () => {
       eventStreamIdleSeconds: 600,
     })
     expect(Object.isFrozen(c)).toBe(true)
+  })
+
+  it('listens on loopback on the embedded database, on every interface on PostgreSQL, unless HOST says', () => {
+    expect(loadConfig({}).host).toBe('127.0.0.1')
+    expect(loadConfig({ HOST: '' }).host).toBe('127.0.0.1')
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@db/linkauth' }).host).toBe('0.0.0.0')
+    expect(loadConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0')
+    expect(loadConfig({ HOST: '::1', DATABASE_URL: 'postgres://u@db/linkauth' }).host).toBe('::1')
   })
 
   it('reads every variable', () => {

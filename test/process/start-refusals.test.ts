@@ -1,0 +1,214 @@
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:net'
+import { networkInterfaces, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, testEngine } from '../helpers/database.js'
+import { freePort } from '../helpers/net.js'
+import {
+  killStartedServers,
+  type ServerProcess,
+  startServer,
+  waitForHealth,
+} from '../helpers/server-process.js'
+
+/**
+ * What stops the server before it serves, with one line a person can act on: a DATA_DIR another
+ * process holds (two PGlite engines on one folder overwrite each other), a port already taken.
+ */
+
+const folders: string[] = []
+const servers: Server[] = []
+afterAll(() => {
+  killStartedServers()
+  for (const server of servers) server.close()
+  for (const folder of folders) rmSync(folder, { recursive: true, force: true })
+})
+
+function freshDataDir(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'linkauth-refusals-'))
+  folders.push(folder)
+  return folder
+}
+
+async function ports() {
+  return { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()) }
+}
+
+async function listening(port: string, host = '127.0.0.1'): Promise<boolean> {
+  try {
+    await fetch(`http://${host.includes(':') ? `[${host}]` : host}:${port}/healthz`)
+    return true
+  } catch {
+    return false
+  }
+}
+
+async function occupy(port: string): Promise<Server> {
+  const server = createServer()
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(Number(port), '127.0.0.1', resolve))
+  return server
+}
+
+async function stop(running: ServerProcess): Promise<void> {
+  running.child.kill('SIGTERM')
+  expect(await running.exited).toBe(0)
+}
+
+/** An address of this machine other than loopback, where there is one. */
+const external = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && !i.internal && i.family === 'IPv4')?.address
+
+const lockFile = (dataDir: string) => join(dataDir, 'pglite.lock')
+const holderPid = (dataDir: string) =>
+  (JSON.parse(readFileSync(lockFile(dataDir), 'utf8')) as { pid: number }).pid
+const inUse =
+  /^linkauth: DATA_DIR \S+ is in use by another linkauth \(pid (\d+), lock file \S+pglite\.lock\); stop that one, or set DATA_DIR to another folder$/
+
+describe('one process per DATA_DIR', () => {
+  it('listens on loopback by default; a second process on the same DATA_DIR stops with one line and never opens it; the lock goes on a clean stop', async () => {
+    const dataDir = freshDataDir()
+    const firstPorts = await ports()
+    const first = startServer({ DATA_DIR: dataDir, ...firstPorts })
+    await waitForHealth(`http://127.0.0.1:${firstPorts.PORT}/healthz`, first)
+    expect(holderPid(dataDir)).toBe(first.child.pid)
+    // Without HOST, the embedded quick start is reachable from this machine only.
+    expect(first.output()).toContain(`Server listening at http://127.0.0.1:${firstPorts.PORT}`)
+    if (external) expect(await listening(firstPorts.PORT, external)).toBe(false)
+
+    const secondPorts = await ports()
+    const second = startServer({ DATA_DIR: dataDir, ...secondPorts })
+    expect(await second.exited).toBe(1)
+    const line = second.output().trim()
+    expect(line).toMatch(inUse)
+    expect(inUse.exec(line)![1]).toBe(String(first.child.pid))
+    expect(await listening(secondPorts.PORT)).toBe(false)
+    expect(await listening(secondPorts.ADMIN_PORT)).toBe(false)
+
+    // npm run migrate is refused too, rather than writing beside the running engine.
+    const migrate = spawnSync(process.execPath, ['--import', 'tsx', 'src/db/migrate-cli.ts'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir },
+      encoding: 'utf8',
+    })
+    expect(migrate.status).toBe(1)
+    expect(migrate.stderr.trim()).toBe(
+      `linkauth migrate: DATA_DIR ${dataDir} is in use by a running linkauth (pid ${first.child.pid}), which migrates at start; stop it first`,
+    )
+
+    // The first one is untouched, and a clean stop leaves no lock behind.
+    expect((await fetch(`http://127.0.0.1:${firstPorts.PORT}/readyz`)).status).toBe(200)
+    await stop(first)
+    expect(existsSync(lockFile(dataDir))).toBe(false)
+  }, 120_000)
+
+  it('of two processes starting at once on a fresh DATA_DIR, exactly one runs', async () => {
+    const dataDir = freshDataDir()
+    const [a, b] = [await ports(), await ports()]
+    const both = [startServer({ DATA_DIR: dataDir, ...a }), startServer({ DATA_DIR: dataDir, ...b })]
+    const refused = await Promise.race(both.map((p, i) => p.exited.then(() => i)))
+    const winner = both[1 - refused]!
+    expect(await both[refused]!.exited).toBe(1)
+    expect(both[refused]!.output().trim()).toMatch(inUse)
+    await waitForHealth(`http://127.0.0.1:${[a, b][1 - refused]!.PORT}/healthz`, winner)
+    expect(holderPid(dataDir)).toBe(winner.child.pid)
+    await stop(winner)
+  }, 120_000)
+
+  it('a process that exits without closing the database leaves no lock behind', () => {
+    const dataDir = freshDataDir()
+    const script = `import { lockPGliteDir } from './src/db/pglite-lock.ts'; await lockPGliteDir(${JSON.stringify(join(dataDir, 'pglite'))}); process.exit(3)`
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    })
+    expect(run.status, run.stderr).toBe(3)
+    expect(existsSync(lockFile(dataDir))).toBe(false)
+  })
+
+  it('takes over a lock whose process is gone', async () => {
+    const dataDir = freshDataDir()
+    const gone = spawn(process.execPath, ['-e', ''])
+    await new Promise((resolve) => gone.on('exit', resolve))
+    writeFileSync(lockFile(dataDir), JSON.stringify({ pid: gone.pid, startTime: '1' }))
+    const p = await ports()
+    const running = startServer({ DATA_DIR: dataDir, ...p })
+    await waitForHealth(`http://127.0.0.1:${p.PORT}/healthz`, running)
+    expect(holderPid(dataDir)).toBe(running.child.pid)
+    await stop(running)
+  }, 120_000)
+
+  it('takes over a lock whose pid now belongs to another program, and one left half-written', async () => {
+    const dataDir = freshDataDir()
+    // A live process that is not the one that wrote the lock: its start time differs.
+    const other = spawn('sleep', ['60'])
+    try {
+      writeFileSync(lockFile(dataDir), JSON.stringify({ pid: other.pid, startTime: '1' }))
+      const p = await ports()
+      const running = startServer({ DATA_DIR: dataDir, ...p })
+      await waitForHealth(`http://127.0.0.1:${p.PORT}/healthz`, running)
+      expect(holderPid(dataDir)).toBe(running.child.pid)
+      // A process killed outright leaves its lock; it is stale once that process is gone.
+      running.child.kill('SIGKILL')
+      await running.exited
+      expect(existsSync(lockFile(dataDir))).toBe(true)
+      writeFileSync(lockFile(dataDir), '{"pid":')
+      const again = startServer({ DATA_DIR: dataDir, ...p })
+      await waitForHealth(`http://127.0.0.1:${p.PORT}/healthz`, again)
+      expect(holderPid(dataDir)).toBe(again.child.pid)
+      await stop(again)
+    } finally {
+      other.kill()
+    }
+  }, 120_000)
+})
+
+describe('ports in use', () => {
+  for (const variable of ['PORT', 'ADMIN_PORT'] as const) {
+    it(`a ${variable} already in use stops the server with one line naming ${variable}; nothing stays listening`, async () => {
+      const dataDir = freshDataDir()
+      const p = await ports()
+      await occupy(p[variable])
+      const running = startServer({ DATA_DIR: dataDir, ...p })
+      expect(await running.exited).toBe(78)
+      const errors = running
+        .output()
+        .split('\n')
+        .filter((l) => !l.startsWith('{'))
+      expect(errors.filter((l) => l !== '')).toEqual([
+        `linkauth: configuration error: ${variable}: port ${p[variable]} on 127.0.0.1 is already in use by another program; stop it or set ${variable} to a free port`,
+      ])
+      const other = variable === 'PORT' ? 'ADMIN_PORT' : 'PORT'
+      expect(await listening(p[other])).toBe(false)
+      // The embedded database's lock went with it: the next start on this DATA_DIR is not refused.
+      expect(existsSync(lockFile(dataDir))).toBe(false)
+    }, 120_000)
+  }
+
+  it.skipIf(testEngine() !== 'postgres')(
+    'under WORKERS, a port in use stops the primary too instead of restarting workers for ever',
+    async () => {
+      const database = await createTestDatabase()
+      try {
+        const p = await ports()
+        await occupy(p.PORT)
+        const running = startServer({
+          WORKERS: '2',
+          DATABASE_URL: database.url!,
+          DATABASE_POOL_SIZE: '2',
+          DATA_DIR: freshDataDir(),
+          ...p,
+        })
+        expect(await running.exited).toBe(78)
+        expect(running.output()).toContain(
+          `linkauth: configuration error: PORT: port ${p.PORT} on 0.0.0.0 is already in use`,
+        )
+        expect(running.output()).not.toContain('worker died; starting another')
+      } finally {
+        await database.close()
+      }
+    },
+    120_000,
+  )
+})

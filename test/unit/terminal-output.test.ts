@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs'
+import { PassThrough } from 'node:stream'
+import { describe, expect, it } from 'vitest'
+import { EXAMPLE_REDIRECT_URI, firstRunHint, runningFrom } from '../../src/first-run-hint.js'
+import { createLogger, stdoutDestination } from '../../src/logger.js'
+
+/** What a person sees in the terminal at `npm start`: the log lines and the next-step hint. */
+
+function terminal(isTTY: boolean) {
+  const out = Object.assign(new PassThrough(), { isTTY })
+  let text = ''
+  out.on('data', (d) => (text += d))
+  return { out, text: () => text }
+}
+
+describe('log lines', () => {
+  it('are readable lines when stdout is a terminal', async () => {
+    const { out, text } = terminal(true)
+    const logger = createLogger('info', await stdoutDestination(out))
+    logger.info({ issuer: 'http://localhost:3000' }, 'linkauth started')
+    expect(text()).toMatch(
+      /^\[\d\d:\d\d:\d\d\] INFO: linkauth started\n\s+issuer: "http:\/\/localhost:3000"\n/,
+    )
+    expect(text()).not.toContain('{"level"')
+  })
+
+  it('stay JSON lines for anything else (log collectors, docker logs)', async () => {
+    expect(await stdoutDestination(terminal(false).out)).toBeUndefined()
+  })
+})
+
+describe('the first-run hint', () => {
+  const config = { adminToken: undefined, dataDir: './.data' }
+
+  it('gives one command per line, with the demo in a checkout', () => {
+    const lines = firstRunHint(config, 'checkout').split('\n')
+    expect(lines[0]).toBe('No application is registered yet. Next steps:')
+    expect(lines).toContain('  watch the whole flow:     npm run demo   (in another terminal)')
+    expect(lines.some((l) => /npm run cli -- clients create --name "My App" --redirect-uri /.test(l))).toBe(
+      true,
+    )
+    expect(lines.some((l) => l.includes('npm run cli -- users create'))).toBe(true)
+    expect(firstRunHint(config, 'checkout')).toContain('.data/admin-token')
+    expect(firstRunHint({ ...config, adminToken: 'x'.repeat(32) }, 'checkout')).not.toContain('admin-token')
+  })
+
+  it('suggests only the linkauth command where there is no checkout (an install, the Docker image)', () => {
+    for (const from of ['installed', 'container'] as const) {
+      const hint = firstRunHint(config, from)
+      expect(hint).not.toContain('npm run')
+      expect(hint).toMatch(
+        /^ {2}register an application: +(docker exec <container> )?linkauth clients create /m,
+      )
+      expect(hint).toMatch(/^ {2}and a user: +(docker exec <container> )?linkauth users create /m)
+    }
+    expect(firstRunHint(config, 'container')).toContain('docker exec <container> linkauth clients create')
+  })
+
+  it('registers the same redirect URI as the README', () => {
+    const readme = readFileSync('README.md', 'utf8')
+    const registered = [...readme.matchAll(/clients create --name "My App" --redirect-uri (\S+)/g)].map(
+      (m) => m[1],
+    )
+    expect(registered.length).toBeGreaterThan(0)
+    for (const uri of registered) expect(uri).toBe(EXAMPLE_REDIRECT_URI)
+    expect(firstRunHint(config, 'checkout')).toContain(`--redirect-uri ${EXAMPLE_REDIRECT_URI}`)
+  })
+
+  it('knows a checkout with its dev dependencies from one without', () => {
+    expect(runningFrom('.')).toBe('checkout')
+    expect(runningFrom('dist')).not.toBe('checkout')
+  })
+})
