@@ -51,8 +51,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   // Building these reads every row of their tables: on a large database that outlasts the pool's
   // 10 s statement timeout, which would fail the upgrade. It holds for this transaction only.
   await sql`set local statement_timeout = 0`.execute(db)
-  for (const [name, on] of INDEXES) await sql`create index ${sql.id(name)} on ${on}`.execute(db)
-  await sql`drop index authorization_codes_expires_at_idx`.execute(db)
+  // An operator may have built them beforehand with CREATE INDEX CONCURRENTLY (docs/operating.md).
+  for (const [name, on] of INDEXES) await sql`create index if not exists ${sql.id(name)} on ${on}`.execute(db)
+  await sql`drop index if exists authorization_codes_expires_at_idx`.execute(db)
   await familyRevocationEvent(`-- Expired so long ago that no access token of it can still be valid: no revocation.
       if tg_op = 'DELETE' and revocation_event_until(old.expires_at) <= now() then
         return null;

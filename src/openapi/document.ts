@@ -440,6 +440,18 @@ export function adminOpenApiDocument() {
           responses: { '201': ok('The new active key.', s.signingKeySchema), '401': noToken },
         },
       },
+      '/admin/housekeeping/run': {
+        post: {
+          operationId: 'runHousekeeping',
+          summary:
+            'Delete expired rows now (what the HOUSEKEEPING_INTERVAL schedule does); answers when done.',
+          responses: {
+            '200': ok('What the run deleted.', s.housekeepingRunSchema),
+            '401': noToken,
+            '503': problem('The database is unreachable; retry after `Retry-After` seconds.'),
+          },
+        },
+      },
       '/healthz': { get: { ...healthPaths['/healthz'].get, security: [] } },
       '/readyz': { get: { ...healthPaths['/readyz'].get, security: [] } },
       ...openApiPath('This document (behind the admin token).', { '401': noToken }),

@@ -228,3 +228,14 @@ export const signingKeySchema = z.object({
   public_jwk: jwksSchema.shape.keys.element,
 })
 export const signingKeyListSchema = z.object({ keys: z.array(signingKeySchema) })
+
+const rowCounts = (description: string) => z.record(z.string(), z.number().int().min(0)).meta({ description })
+export const housekeepingRunSchema = z.object({
+  outcome: z.enum(['completed', 'busy', 'stopped']).meta({
+    description:
+      'completed: nothing expired is left; busy: another instance is deleting now (it carries on); stopped: the server is stopping.',
+  }),
+  deleted: rowCounts('Rows deleted, by table.'),
+  batches: rowCounts('Batch transactions, by step (each deletes at most HOUSEKEEPING_BATCH_SIZE rows).'),
+  duration_seconds: z.number().min(0),
+})
