@@ -10,7 +10,14 @@ import { createMetrics } from '../../src/metrics/metrics.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { adminHeaders, buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
 import { createTestClock, type TestClock } from '../helpers/clock.js'
-import { createParty, exchangeCode, jwtClaims, type Party, tokenRequest } from '../helpers/fixtures.js'
+import {
+  createParty,
+  exchangeCode,
+  jwtClaims,
+  mintCode,
+  type Party,
+  tokenRequest,
+} from '../helpers/fixtures.js'
 import { expectInvariants } from '../helpers/invariants.js'
 
 const DAY = 24 * 3600
@@ -147,6 +154,33 @@ describe('refresh families past the replay horizon', () => {
       .execute()
     expect(events).toEqual([])
     await expectInvariants(t.database.db)
+  })
+})
+
+describe('authorization codes', () => {
+  it('a used code outlives its expiry as long as its family: a replay still revokes what it issued', async () => {
+    const { code, verifier } = await mintCode(t, party)
+    const exchange = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: party.client.id,
+    }
+    const issued = (await tokenRequest(t, exchange)).json().refresh_token as string
+    clock.advance(t.config.authCodeTtl + 120)
+    await t.services.housekeeping.run()
+    const codeRow = await t.database.db
+      .selectFrom('authorization_codes')
+      .select('family_id')
+      .where('code_hash', '=', sha256(code))
+      .executeTakeFirst()
+    expect(codeRow?.family_id).toBe(await familyOf(issued))
+    const replay = await tokenRequest(t, exchange)
+    expect(replay.json().error).toBe('invalid_grant')
+    expect((await refresh(issued)).json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The refresh token has been revoked.',
+    })
   })
 })
 
