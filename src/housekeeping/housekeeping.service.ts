@@ -85,8 +85,8 @@ export function createHousekeepingService(deps: HousekeepingDeps) {
     const cutoffs = housekeepingCutoffs(now, config, deps.eventStreamIdleSince(now))
     const finish = (outcome: HousekeepingOutcome) => {
       const durationSeconds = (performance.now() - started) / 1000
-      for (const table of HOUSEKEEPING_TABLES)
-        if (deleted[table] > 0) metrics.housekeepingDeleted.inc({ table }, deleted[table])
+      // Every table's series, zeros too: a rate() over it works from the first run.
+      for (const table of HOUSEKEEPING_TABLES) metrics.housekeepingDeleted.inc({ table }, deleted[table])
       metrics.housekeepingDuration.observe({ outcome }, durationSeconds)
       return { deleted, batches, durationSeconds }
     }
