@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
 import type { HousekeepingRun } from './housekeeping.service.js'
 
-export function housekeepingRunJson(run: HousekeepingRun) {
+function housekeepingRunJson(run: HousekeepingRun) {
   return {
     outcome: run.outcome,
     deleted: run.deleted,
