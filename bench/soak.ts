@@ -154,6 +154,7 @@ try {
       `(spent or expired tokens the mix sends on purpose), 5xx ${result['5xx']}, errors ${result.errors + result.timeouts}`,
   )
   verdict()
+  await housekeepingFigures()
 } finally {
   await db.end().catch(() => undefined)
   await server.stop()
@@ -184,5 +185,23 @@ function verdict(): void {
   console.log(
     `${flat ? 'flat' : 'NOT FLAT'}: after ${warmUpSeconds} s, every table's peak in the second half within ` +
       `${(BOUND.ratio - 1) * 100} % + ${BOUND.rows} rows and + 1 MiB of its peak in the first half`,
+  )
+}
+
+/** What housekeeping itself reported: rows deleted per table, runs and their mean duration. */
+async function housekeepingFigures(): Promise<void> {
+  const res = await fetch(`${server.adminUrl}/metrics`, {
+    headers: { authorization: `Bearer ${server.adminToken}` },
+  })
+  const lines = (await res.text()).split('\n')
+  const value = (series: string) => Number(lines.find((l) => l.startsWith(`${series} `))?.split(' ')[1] ?? 0)
+  const deleted = HOUSEKEEPING_TABLES.map(
+    (t) => `${t} ${value(`linkauth_housekeeping_deleted_rows_total{table="${t}"}`)}`,
+  )
+  const runs = value('linkauth_housekeeping_run_duration_seconds_count{outcome="completed"}')
+  const total = value('linkauth_housekeeping_run_duration_seconds_sum{outcome="completed"}')
+  console.log(`housekeeping deleted: ${deleted.join(', ')}`)
+  console.log(
+    `housekeeping runs completed: ${runs}, mean ${((total / Math.max(runs, 1)) * 1000).toFixed(0)} ms`,
   )
 }
