@@ -3,6 +3,7 @@ import * as m0001 from './0001_initial.js'
 import * as m0002 from './0002_pending_authorization_session.js'
 import * as m0003 from './0003_revocation_events.js'
 import * as m0004 from './0004_one_key_to_the_grant.js'
+import * as m0005 from './0005_housekeeping.js'
 
 /** Every migration, in order. Names are frozen once landed. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '0002_pending_authorization_session': m0002,
   '0003_revocation_events': m0003,
   '0004_one_key_to_the_grant': m0004,
+  '0005_housekeeping': m0005,
 }

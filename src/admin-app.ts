@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { userAdminRoutes } from './accounts/user.routes.js'
 import { clientAdminRoutes } from './clients/client.routes.js'
 import { healthRoutes } from './health/health.routes.js'
+import { housekeepingAdminRoutes } from './housekeeping/housekeeping.routes.js'
 import { createHttpServer } from './http-server.js'
 import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
 import { adminOpenApiDocument } from './openapi/document.js'
@@ -32,6 +33,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     await admin.register(resourceServerAdminRoutes(services))
     await admin.register(metricsRoute(services.metricsSource))
     await admin.register(signingKeyAdminRoutes(services))
+    await admin.register(housekeepingAdminRoutes(services))
     // Behind the token like the rest: it describes the operator API to the operator alone.
     await admin.register(openApiRoutes(adminOpenApiDocument()))
   })

@@ -33,9 +33,11 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await services.signingKeys.start()
   await services.events.start()
   await services.rateLimitStore.start()
+  services.housekeeping.start()
   const app = await createHttpServer(options)
   app.addHook('onClose', async () => {
     services.signingKeys.stop()
+    await services.housekeeping.stop()
     await services.rateLimitStore.stop()
   })
   // Before the server waits for in-flight requests: held polls answer now instead of at max wait.

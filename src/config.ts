@@ -109,6 +109,16 @@ export const configSchema = z.object({
   HEADERS_TIMEOUT: seconds(10),
   REQUEST_TIMEOUT: seconds(30),
   KEEP_ALIVE_TIMEOUT: seconds(5),
+  // Housekeeping (docs/operating.md): seconds between runs, 0 for none; rows per batch; how long a
+  // refresh family is kept after its revocation or expiry, so that a replay is still recognised.
+  HOUSEKEEPING_INTERVAL: z.coerce.number().int().min(0).max(86_400).default(300),
+  HOUSEKEEPING_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
+  HOUSEKEEPING_REPLAY_HORIZON: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 365 * 24 * 3600)
+    .default(7 * 24 * 3600),
 })
 
 type Env = z.output<typeof configSchema>
@@ -179,6 +189,12 @@ export interface Config {
   readonly headersTimeout: number
   readonly requestTimeout: number
   readonly keepAliveTimeout: number
+  /** Seconds between housekeeping runs; 0: no scheduled run (POST /admin/housekeeping/run still works). */
+  readonly housekeepingInterval: number
+  /** Rows per housekeeping batch transaction. */
+  readonly housekeepingBatchSize: number
+  /** Seconds a refresh family (and its tokens) is kept after its revocation or expiry. */
+  readonly housekeepingReplayHorizon: number
 }
 
 export class ConfigError extends Error {
@@ -263,6 +279,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     headersTimeout: e.HEADERS_TIMEOUT,
     requestTimeout: e.REQUEST_TIMEOUT,
     keepAliveTimeout: e.KEEP_ALIVE_TIMEOUT,
+    housekeepingInterval: e.HOUSEKEEPING_INTERVAL,
+    housekeepingBatchSize: e.HOUSEKEEPING_BATCH_SIZE,
+    housekeepingReplayHorizon: e.HOUSEKEEPING_REPLAY_HORIZON,
   })
 }
 

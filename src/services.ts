@@ -10,6 +10,7 @@ import type { Listen } from './db/notifications.js'
 import { createEventFeedService } from './events/event-feed.service.js'
 import { createGrantService } from './grants/grant.service.js'
 import { createHealthService } from './health/health.service.js'
+import { createHousekeepingService } from './housekeeping/housekeeping.service.js'
 import type { Clock } from './lib/clock.js'
 import { createMetrics, type PoolStats } from './metrics/metrics.js'
 import type { MetricsSource } from './metrics/metrics.routes.js'
@@ -88,6 +89,7 @@ export function createServices(deps: AppDeps) {
     events,
     rateLimitStore,
     signInThrottle: createSignInThrottle(rateLimitStore.store, config),
+    housekeeping: createHousekeepingService({ ...deps, metrics, eventStreamIdleSince: events.idleSince }),
   }
 }
 

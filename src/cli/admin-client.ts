@@ -21,7 +21,12 @@ export interface AdminClientOptions {
 
 export function createAdminClient(options: AdminClientOptions) {
   const doFetch = options.fetch ?? fetch
-  return async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  return async function request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    timeoutMs = 15_000,
+  ): Promise<T> {
     if (!options.token) {
       throw new CliError(
         'no admin token: set ADMIN_TOKEN, or run on the server host where DATA_DIR/admin-token exists',
@@ -37,7 +42,7 @@ export function createAdminClient(options: AdminClientOptions) {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(15_000),
+        signal: AbortSignal.timeout(timeoutMs),
       })
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message

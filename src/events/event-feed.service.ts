@@ -8,8 +8,6 @@ import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import type { ActiveSigningKey } from '../tokens/access-token.js'
 import {
-  deleteExpiredEvents,
-  deleteIdleEventStreams,
   insertEventStream,
   recordStreamPoll,
   type RevocationEvent,
@@ -28,8 +26,8 @@ export const REVOCATION_EVENTS_CHANNEL = 'linkauth_revocation_events'
  */
 export const EVENT_UNTIL_LEEWAY_SECONDS = 60
 
-/** Expired events and idle streams are deleted this often (by every instance; deletes are idempotent). */
-const SWEEP_INTERVAL_MS = 60_000
+/** The event lifetime is written again this often (expired events and idle streams: src/housekeeping). */
+const REPUBLISH_INTERVAL_MS = 60_000
 
 /** While no notification listener is up, held polls look at the database this often. */
 const FALLBACK_RECHECK_MS = 500
@@ -115,7 +113,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
   const wakeup = createPollWakeup({ fallbackMs: FALLBACK_RECHECK_MS })
   const pendingEvents = createPendingLookup(db, clock)
   let started = false
-  let sweeper: NodeJS.Timeout | undefined
+  let republisher: NodeJS.Timeout | undefined
   let stopListening: StopListening | undefined
 
   const idleSince = (now: Date) => addSeconds(now, -config.eventStreamIdleSeconds)
@@ -135,15 +133,6 @@ export function createEventFeedService(deps: EventFeedDeps) {
   /** Tells the triggers how long grant, family and client events live (they cannot read Config). */
   const publishEventLifetime = () =>
     writeEventLifetime(db, { accessTokenTtl: config.accessTokenTtl, leeway: EVENT_UNTIL_LEEWAY_SECONDS })
-
-  async function sweep(): Promise<{ events: number; streams: number }> {
-    const now = clock.now()
-    // Also here, not only at start: a database that was down at start gets the setting later.
-    await publishEventLifetime()
-    const events = await deleteExpiredEvents(db, now)
-    const streams = await deleteIdleEventStreams(db, idleSince(now))
-    return { events, streams }
-  }
 
   /** Answers at once with what is pending, or holds until an event arrives or max wait passes. */
   async function awaitEvents(
@@ -170,8 +159,8 @@ export function createEventFeedService(deps: EventFeedDeps) {
 
   return {
     /**
-     * Publishes the event lifetime to the triggers, starts listening for notifications and the
-     * sweep timer. A database that is down does not stop the start: the listener retries, and
+     * Publishes the event lifetime to the triggers (again every minute), starts listening for
+     * notifications. A database that is down does not stop the start: the listener retries, and
      * held polls look every FALLBACK_RECHECK_MS meanwhile.
      */
     async start(): Promise<void> {
@@ -191,17 +180,20 @@ export function createEventFeedService(deps: EventFeedDeps) {
           )
         },
       })
-      sweeper = setInterval(() => {
-        sweep().catch((err: unknown) => logger.warn({ err }, 'revocation event sweep failed'))
-      }, SWEEP_INTERVAL_MS)
-      sweeper.unref()
+      // Not only at start: a database that was down at start gets the setting later.
+      republisher = setInterval(() => {
+        publishEventLifetime().catch((err: unknown) =>
+          logger.warn({ err }, 'revocation event lifetime not written'),
+        )
+      }, REPUBLISH_INTERVAL_MS)
+      republisher.unref()
     },
 
-    /** Answers every held poll now (the server is stopping) and stops listening and sweeping. */
+    /** Answers every held poll now (the server is stopping) and stops listening. */
     async stop(): Promise<void> {
       wakeup.close()
-      clearInterval(sweeper)
-      sweeper = undefined
+      clearInterval(republisher)
+      republisher = undefined
       const stop = stopListening
       stopListening = undefined
       await stop?.()
@@ -258,8 +250,8 @@ export function createEventFeedService(deps: EventFeedDeps) {
       return awaitEvents(streamId, resourceServerId, request, signal)
     },
 
-    /** Deletes expired events and idle streams now (the timer does it every minute). */
-    sweep,
+    /** A stream not polled since this time is gone (housekeeping deletes it). */
+    idleSince,
 
     /** Polls armed or held right now. */
     get waiting(): number {

@@ -127,21 +127,6 @@ export async function findPendingEvents(
   return pending
 }
 
-/** Deletes events no token can need any more (their acknowledgements go with them). */
-export async function deleteExpiredEvents(db: Kysely<Database>, now: Date): Promise<number> {
-  const result = await db.deleteFrom('revocation_events').where('until', '<=', now).executeTakeFirst()
-  return Number(result.numDeletedRows)
-}
-
-/** Deletes streams not polled since `idleSince` (their acknowledgements go with them). */
-export async function deleteIdleEventStreams(db: Kysely<Database>, idleSince: Date): Promise<number> {
-  const result = await db
-    .deleteFrom('event_streams')
-    .where('last_polled_at', '<=', idleSince)
-    .executeTakeFirst()
-  return Number(result.numDeletedRows)
-}
-
 /** Tells the triggers the lifetime of grant, family and client events; writes only on a change. */
 export async function writeEventLifetime(
   db: Kysely<Database>,

@@ -74,6 +74,19 @@ export function createMetrics(
       help: 'Rate-limit operations Redis could not answer (counted in this process instead)',
       registers: [registry],
     }),
+    housekeepingDeleted: new Counter({
+      name: 'linkauth_housekeeping_deleted_rows_total',
+      help: 'Expired rows deleted by housekeeping, by table',
+      labelNames: ['table'] as const,
+      registers: [registry],
+    }),
+    housekeepingDuration: new Histogram({
+      name: 'linkauth_housekeeping_run_duration_seconds',
+      help: 'Time a housekeeping run took, by outcome (completed, busy, stopped, failed)',
+      labelNames: ['outcome'] as const,
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
   }
   const { poolStats } = options
   if (poolStats) {

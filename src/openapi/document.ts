@@ -4,6 +4,7 @@ import { clientAdminOperations } from '../clients/client.openapi.js'
 import type { Config } from '../config.js'
 import { eventFeedOperations } from '../events/event-feed.openapi.js'
 import { healthOperations } from '../health/health.openapi.js'
+import { housekeepingAdminOperations } from '../housekeeping/housekeeping.openapi.js'
 import { adminMetricsOperations } from '../metrics/metrics.openapi.js'
 import { authorizeOperations } from '../oauth/authorize.openapi.js'
 import { introspectOperations } from '../oauth/introspect.openapi.js'
@@ -84,6 +85,7 @@ export function adminOpenApiDocument() {
       ...userAdminOperations,
       ...resourceServerAdminOperations,
       ...signingKeyAdminOperations,
+      ...housekeepingAdminOperations,
       ...adminMetricsOperations,
       ...healthOperations,
       ...openApiOperations('admin'),

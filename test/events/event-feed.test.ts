@@ -269,7 +269,7 @@ describe('POST /api/events/streams/{id}/poll', () => {
   })
 })
 
-describe('sweeping', () => {
+describe('housekeeping', () => {
   it('deletes expired events and the acknowledgements of them; they are not delivered before that either', async () => {
     const stream = await createStream(t, rs)
     const [jti] = await revokeAccessTokens(1)
@@ -283,8 +283,8 @@ describe('sweeping', () => {
     const other = await createStream(t, rs)
     const delivered = (await drain(t, rs, other)).map((s) => s.claims.jti)
     expect(delivered).not.toContain(row.id)
-    const swept = await t.services.events.sweep()
-    expect(swept.events).toBeGreaterThanOrEqual(1)
+    const swept = await t.services.housekeeping.run()
+    expect(swept.deleted.revocation_events).toBeGreaterThanOrEqual(1)
     const left = await t.database.db
       .selectFrom('revocation_events')
       .select('id')
@@ -307,7 +307,7 @@ describe('sweeping', () => {
     const res = await pollRequest(t, rs, stream)
     expect(res.statusCode).toBe(404)
     expect(res.json().error).toBe('invalid_stream')
-    expect((await t.services.events.sweep()).streams).toBeGreaterThanOrEqual(1)
+    expect((await t.services.housekeeping.run()).deleted.event_streams).toBeGreaterThanOrEqual(1)
     const rows = await t.database.db
       .selectFrom('event_streams')
       .select('id')

@@ -376,7 +376,7 @@ describe('admin listener answers match the document', () => {
     )
   })
 
-  it('resource servers, signing keys, health, the document', async () => {
+  it('resource servers, signing keys, housekeeping, health, the document', async () => {
     await check(
       'admin',
       'POST /admin/resource-servers',
@@ -397,6 +397,13 @@ describe('admin listener answers match the document', () => {
     )
     await check('admin', 'POST /admin/keys/rotate', { url: '/admin/keys/rotate', headers: adminHeaders }, 201)
     await check('admin', 'GET /admin/keys', { url: '/admin/keys', headers: adminHeaders }, 200)
+    await check(
+      'admin',
+      'POST /admin/housekeeping/run',
+      { url: '/admin/housekeeping/run', headers: adminHeaders },
+      200,
+    )
+    await check('admin', 'POST /admin/housekeeping/run', { url: '/admin/housekeeping/run' }, 401)
     await check('admin', 'GET /healthz', { url: '/healthz' }, 200)
     await check('admin', 'GET /readyz', { url: '/readyz' }, 200)
     await check('admin', 'GET /openapi.json', { url: '/openapi.json', headers: adminHeaders }, 200)
