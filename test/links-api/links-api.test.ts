@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { createResourceVerifier, type ResourceVerifier } from 'linkauth/resource'
+import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildLinksApp } from '../../examples/links-api/src/app.js'
 import { connectLinksDatabase } from '../../examples/links-api/src/db/connect.js'
@@ -14,7 +14,7 @@ import { createLinksTestDatabase, type LinksTestDatabase } from './links-databas
 
 /**
  * Both services over real HTTP: the authorization server (with its revocation feed) and the links
- * API, which verifies tokens with linkauth/resource, on the same test database in its own schema.
+ * API, which verifies tokens with @linkauth/resource, on the same test database in its own schema.
  */
 let t: TestApp
 let issuer: string
