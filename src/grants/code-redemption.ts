@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
@@ -6,7 +5,8 @@ import { invalidGrant, OAuthError, unknownClient } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { s256Challenge, verifyS256 } from '../lib/pkce.js'
 import { isSubset } from '../lib/scopes.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
+import { newSecret, newUuid } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import { type CodeRedemptionRow, redeemAuthorizationCodeRow } from './code-redemption.repository.js'
 import { touchGrant } from './grant.repository.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
@@ -64,14 +64,14 @@ export async function redeemAuthorizationCode(
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const codeHash = sha256(input.code)
-  const refreshToken = randomToken()
+  const refreshToken = newSecret()
   const attempt = () =>
     redeemAuthorizationCodeRow(db, {
       codeHash,
       clientId: input.clientId,
       redirectUri: input.redirectUri ?? null,
       expectedChallenge: s256Challenge(input.codeVerifier),
-      familyId: randomUUID(),
+      familyId: newUuid(),
       tokenHash: sha256(refreshToken),
       now,
       familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),

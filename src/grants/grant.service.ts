@@ -3,7 +3,8 @@ import { lockEnabledClient } from '../clients/client.repository.js'
 import type { Database } from '../db/database.js'
 import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
+import { newSecret } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import {
   type CodeUnderLiveGrant,
   insertAuthorizationCode,
@@ -68,7 +69,7 @@ export function createGrantService(
 
   /** A fresh code for `request`: the plain code, and the row fields (with its hash) to store. */
   function newCode(request: Omit<CodeRequest, 'userId'>) {
-    const code = randomToken()
+    const code = newSecret()
     const now = clock.now()
     const fields: Omit<CodeUnderLiveGrant, 'userId'> = {
       codeHash: sha256(code),

@@ -5,7 +5,8 @@ import { retryOnConcurrencyConflict } from '../db/errors.js'
 import { invalidGrant, invalidScope } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { isSubset } from '../lib/scopes.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
+import { newSecret } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import {
   type RefreshTokenIssue,
   revokeRefreshFamily,
@@ -44,7 +45,7 @@ export async function rotateRefreshToken(
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
-  const refreshToken = randomToken()
+  const refreshToken = newSecret()
   const issue = await retryOnConcurrencyConflict(() =>
     rotateRefreshTokenRow(db, {
       tokenHash,

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { Clock } from '../lib/clock.js'
-import { sha256, UUID_PATTERN } from '../lib/secrets.js'
-import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
+import { isBase64url256Bits, isClientId, isUuid } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import { batchedLookup } from '../db/batched-lookup.js'
 import {
   type AccessTokenReference,
@@ -14,17 +14,14 @@ import { revokeRefreshFamily } from './refresh-token.repository.js'
 
 export type { AccessTokenReference }
 
-/** A refresh token is randomToken(): 43 base64url characters. Anything else is not worth a query. */
-const REFRESH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
-
 /** A reference every id of which has the shape of ours; another cannot name a live token. */
 function isWellFormed(ref: AccessTokenReference): boolean {
   return (
-    UUID_PATTERN.test(ref.jti) &&
-    UUID_PATTERN.test(ref.grantId) &&
-    UUID_PATTERN.test(ref.familyId) &&
-    UUID_PATTERN.test(ref.userId) &&
-    CLIENT_ID_PATTERN.test(ref.clientId)
+    isUuid(ref.jti) &&
+    isUuid(ref.grantId) &&
+    isUuid(ref.familyId) &&
+    isUuid(ref.userId) &&
+    isClientId(ref.clientId)
   )
 }
 
@@ -55,7 +52,7 @@ export function createTokenStatus(
 
     /** The refresh token if it is live now: unrotated, unexpired, family and grant live, client enabled. */
     async findLiveRefreshToken(token: string): Promise<LiveRefreshToken | undefined> {
-      if (!REFRESH_TOKEN_PATTERN.test(token)) return undefined
+      if (!isBase64url256Bits(token)) return undefined
       const record = await refreshTokenRecord(sha256(token))
       const now = clock.now().getTime()
       if (
@@ -82,7 +79,7 @@ export function createTokenStatus(
      * introspecting active too), only when it was issued to `clientId`. Unknown tokens change nothing.
      */
     async revokeRefreshTokenFamily(token: string, clientId: string): Promise<boolean> {
-      if (!REFRESH_TOKEN_PATTERN.test(token)) return false
+      if (!isBase64url256Bits(token)) return false
       const revoked = await revokeRefreshFamily(
         db,
         { refreshTokenHash: sha256(token), clientId },

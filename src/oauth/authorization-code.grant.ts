@@ -1,4 +1,5 @@
 import { invalidRequest } from '../errors.js'
+import { hasNul } from '../lib/identifiers.js'
 import { isValidCodeVerifier } from '../lib/pkce.js'
 import { requireClientId, requireParameter, type TokenGrant, tokenResponse } from './token-grant.js'
 
@@ -13,7 +14,7 @@ export const authorizationCodeGrant: TokenGrant = {
     if (!isValidCodeVerifier(codeVerifier))
       throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~".')
     // No registered redirect URI contains a NUL, and PostgreSQL cannot compare a string that does.
-    if (params.redirect_uri?.includes('\u0000'))
+    if (params.redirect_uri !== undefined && hasNul(params.redirect_uri))
       throw invalidRequest('redirect_uri is not the URI the code was issued for.')
     // The client (registered, enabled, its scopes) is checked by the redemption's one statement.
     const issued = await services.grants.redeemAuthorizationCode({

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify'
-import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import { invalidClient, unknownClient } from '../errors.js'
 import type { Services } from '../services.js'
 import { requireParameter } from './token-grant.js'
@@ -21,8 +20,7 @@ export function revokeRoutes(services: Pick<Services, 'clients' | 'revocation'>)
       const token = requireParameter(params, 'token')
       const clientId = params.client_id
       if (clientId === undefined) throw invalidClient('client_id is required to identify the client.')
-      if (!CLIENT_ID_PATTERN.test(clientId) || !(await services.clients.findActiveClient(clientId)))
-        throw unknownClient()
+      if (!(await services.clients.findActiveClient(clientId))) throw unknownClient()
       await services.revocation.revoke(token, clientId)
       return reply.code(200).send()
     })

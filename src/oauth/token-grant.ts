@@ -1,6 +1,6 @@
 import { invalidRequest, unknownClient } from '../errors.js'
-import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import type { IssuedRefreshToken } from '../grants/grant.service.js'
+import { isClientId } from '../lib/identifiers.js'
 import { formatScopes } from '../lib/scopes.js'
 import type { Services } from '../services.js'
 
@@ -36,7 +36,7 @@ export function requireParameter(params: TokenParameters, name: string): string 
  */
 export function requireClientId(params: TokenParameters): string {
   const clientId = requireParameter(params, 'client_id')
-  if (!CLIENT_ID_PATTERN.test(clientId)) throw unknownClient()
+  if (!isClientId(clientId)) throw unknownClient()
   return clientId
 }
 

@@ -1,8 +1,6 @@
 import { invalidRequest, OAuthError } from '../errors.js'
+import { MAX_PARAMETER_LENGTH } from '../web/parameters.js'
 import type { TokenParameters } from './token-grant.js'
-
-/** Longer than any code, token, verifier (128) or client_id we issue; anything longer is not ours. */
-const MAX_PARAMETER_LENGTH = 2048
 
 /** Parameter names we know, so that an error message never echoes a name an attacker chose. */
 const KNOWN = new Set([
