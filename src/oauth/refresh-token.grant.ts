@@ -24,7 +24,7 @@ export const refreshTokenGrant: TokenGrant = {
     const clientId = requireClientId(params)
     const scopes = requestedScopes(params)
     try {
-      const issued = await services.grants.rotateRefreshToken({ refreshToken, clientId, scopes })
+      const issued = await services.refreshTokens.rotateRefreshToken({ refreshToken, clientId, scopes })
       return tokenResponse(services, issued)
     } catch (err) {
       // The client is looked up only on failure: a disabled client's grants are already revoked,

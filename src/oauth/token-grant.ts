@@ -7,7 +7,10 @@ import type { Services } from '../services.js'
 /** The parameters of one token request: strings only, each at most once, empty ones dropped. */
 export type TokenParameters = Readonly<Record<string, string | undefined>>
 
-export type TokenServices = Pick<Services, 'clients' | 'grants' | 'accessTokens' | 'metrics'>
+export type TokenServices = Pick<
+  Services,
+  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics'
+>
 
 /** RFC 6749 §5.1. */
 export interface TokenResponse {

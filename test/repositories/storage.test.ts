@@ -27,11 +27,8 @@ import {
 import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
-import {
-  areAccessTokensLive,
-  denyAccessToken,
-  findRefreshTokenRecords,
-} from '../../src/grants/token-status.repository.js'
+import { findRefreshTokenRecords } from '../../src/grants/refresh-token.repository.js'
+import { areAccessTokensLive, denyAccessToken } from '../../src/tokens/access-token-status.repository.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import {
   findResourceServerSecretHash,
