@@ -5,7 +5,7 @@ export default defineConfig({
   // a stale dist/; the rest are Vite's default server conditions.
   ssr: { resolve: { conditions: ['linkauth-source', 'module', 'node', 'development|production'] } },
   test: {
-    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'examples/*/test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

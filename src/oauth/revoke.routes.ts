@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { invalidClient, unknownClient } from '../errors.js'
 import type { Services } from '../services.js'
-import { requireParameter } from './token-grant.js'
-import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
+import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
 
 /**
  * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id; token_type_hint

@@ -5,7 +5,7 @@ import type { Config } from '../config.js'
 import { RateLimitedError } from '../errors.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { parseBasicAuthorization } from '../web/basic-auth.js'
-import { formField } from '../web/form.js'
+import { formField } from '../input/form-field.js'
 import { clientAddress } from './client-address.js'
 import type { Count, CounterStore } from './counter-store.js'
 

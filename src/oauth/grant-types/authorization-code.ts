@@ -1,10 +1,11 @@
-import { invalidRequest } from '../errors.js'
-import { hasNul } from '../lib/identifiers.js'
-import { isValidCodeVerifier } from '../lib/pkce.js'
-import { requireClientId, requireParameter, type TokenGrant, tokenResponse } from './token-grant.js'
+import { invalidRequest } from '../../errors.js'
+import { hasNul } from '../../lib/identifiers.js'
+import { isValidCodeVerifier } from '../../lib/pkce.js'
+import { requireParameter } from '../../input/token-parameters.js'
+import { type GrantType, requireClientId, tokenResponse } from './grant-type.js'
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
-export const authorizationCodeGrant: TokenGrant = {
+export const authorizationCodeGrant: GrantType = {
   grantType: 'authorization_code',
   async handle(params, services) {
     const code = requireParameter(params, 'code')

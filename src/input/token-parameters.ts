@@ -1,6 +1,8 @@
 import { invalidRequest, OAuthError } from '../errors.js'
-import { MAX_PARAMETER_LENGTH } from '../web/parameters.js'
-import type { TokenParameters } from './token-grant.js'
+import { MAX_PARAMETER_LENGTH } from './parameters.js'
+
+/** The parameters of one token request: strings only, each at most once, empty ones dropped. */
+export type TokenParameters = Readonly<Record<string, string | undefined>>
 
 /** Parameter names we know, so that an error message never echoes a name an attacker chose. */
 const KNOWN = new Set([
@@ -45,4 +47,10 @@ export function readTokenParameters(body: unknown): TokenParameters {
     if (value !== '') params[name] = value
   }
   return params
+}
+
+export function requireParameter(params: TokenParameters, name: string): string {
+  const value = params[name]
+  if (value === undefined) throw invalidRequest(`${name} is required.`)
+  return value
 }

@@ -1,11 +1,9 @@
-import { invalidRequest, unknownClient } from '../errors.js'
-import type { IssuedRefreshToken } from '../grants/grant.service.js'
-import { isClientId } from '../lib/identifiers.js'
-import { formatScopes } from '../lib/scopes.js'
-import type { Services } from '../services.js'
-
-/** The parameters of one token request: strings only, each at most once, empty ones dropped. */
-export type TokenParameters = Readonly<Record<string, string | undefined>>
+import { unknownClient } from '../../errors.js'
+import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
+import type { IssuedRefreshToken } from '../../grants/grant.service.js'
+import { isClientId } from '../../lib/identifiers.js'
+import { formatScopes } from '../../lib/scopes.js'
+import type { Services } from '../../services.js'
 
 export type TokenServices = Pick<
   Services,
@@ -22,15 +20,9 @@ export interface TokenResponse {
 }
 
 /** One grant type, in the manner of node-oidc-provider's lib/actions/grants/. */
-export interface TokenGrant {
+export interface GrantType {
   grantType: string
   handle(params: TokenParameters, services: TokenServices): Promise<TokenResponse>
-}
-
-export function requireParameter(params: TokenParameters, name: string): string {
-  const value = params[name]
-  if (value === undefined) throw invalidRequest(`${name} is required.`)
-  return value
 }
 
 /**
