@@ -78,7 +78,7 @@ export async function redeemAuthorizationCode(
   } catch (err) {
     // The grant was revoked or deleted between the statement's check and its insert: a foreign key
     // refused, the whole statement rolled back, and the code is unconsumed but under a dead grant.
-    if (isForeignKeyViolation(err)) throw invalidGrant('The grant behind this code has been revoked.')
+    if (isForeignKeyViolation(err)) throw REFUSALS.grant_revoked()
     throw err
   }
   // An unknown or disabled client: nothing was consumed or written.
