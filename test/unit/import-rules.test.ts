@@ -77,6 +77,24 @@ describe('import rules', () => {
     expect(crossings).toEqual([])
   })
 
+  it('lets the toolkit import only Node and its own declared dependencies', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'packages/resource/package.json'), 'utf8')) as {
+      dependencies: Record<string, string>
+      peerDependencies: Record<string, string>
+    }
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies),
+      ...Object.keys(manifest.peerDependencies),
+    ])
+    const undeclared = sourceFiles(join(root, 'packages/resource/src')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(IMPORT)]
+        .map((m) => m[1] ?? m[2]!)
+        .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:') && !declared.has(spec))
+        .map((spec) => `${relative(root, file)} → ${spec}`),
+    )
+    expect(undeclared).toEqual([])
+  })
+
   it('keeps the toolkit inside its package', () => {
     const crossings = [...graph].flatMap(([file, targets]) =>
       file.startsWith('packages/resource/')
