@@ -3,8 +3,12 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/resource/package.json ./packages/resource/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+# The server imports the access token's contract from the @linkauth/resource workspace: built first.
+COPY packages/resource/tsconfig.build.json ./packages/resource/
+COPY packages/resource/src ./packages/resource/src
 COPY src ./src
 COPY migrations ./migrations
 RUN npm run build
@@ -22,9 +26,11 @@ ENV NODE_ENV=production \
     DATA_DIR=/data
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY packages/resource/package.json ./packages/resource/
 # argon2 ships prebuilt binaries inside its package, so no install scripts are needed.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/packages/resource/dist ./packages/resource/dist
 COPY bin ./bin
 # The `linkauth` command the start-up hint names, on PATH.
 RUN ln -s /app/bin/linkauth.js /usr/local/bin/linkauth && mkdir -p /data && chown node:node /data

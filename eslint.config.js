@@ -4,7 +4,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  { ignores: ['dist/', '.data/', 'test-results/', 'coverage/', 'node_modules/'] },
+  { ignores: ['dist/', 'packages/*/dist/', '.data/', 'test-results/', 'coverage/', 'node_modules/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -41,7 +41,7 @@ const bytes = (fallback: number, min: number, max: number) =>
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: port(3000),
-  // Unset: loopback on the embedded database (a laptop), every interface on PostgreSQL (a deployment).
+  /** Loopback on the embedded database, every interface with DATABASE_URL (loadConfig); set to choose. */
   HOST: optionalString.pipe(z.string().min(1).optional()),
   ISSUER: z
     .url({
@@ -58,6 +58,7 @@ export const configSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** Server processes (node:cluster); 'auto' is one per core. Needs DATABASE_URL when above 1. */
   WORKERS: z
     .union(
       [z.literal('auto'), z.coerce.number().int().min(1).max(64)],
@@ -68,6 +69,7 @@ export const configSchema = z.object({
   ADMIN_PORT: port(3001),
   ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
   ADMIN_TOKEN: secret(32),
+  /** Bearer token for GET /metrics on the public listener; without it the route does not exist there. */
   METRICS_TOKEN: secret(32),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COOKIE_SECRET: secret(32),
@@ -86,26 +88,43 @@ export const configSchema = z.object({
       .optional(),
   ),
   // Below the server's 60 s socket inactivity timeout, which would cut a held poll.
+  /** How long a revocation-feed poll is held open when there is nothing to deliver. */
   EVENTS_MAX_WAIT_SECONDS: z.coerce.number().int().min(1).max(50).default(25),
+  /** A revocation-feed stream not polled for this long is deleted. */
   EVENT_STREAM_IDLE_SECONDS: seconds(600),
+  /** At most this many live (not idle) streams per resource server. */
   EVENT_STREAMS_PER_RESOURCE_SERVER: count(100),
   TRUST_PROXY: booleanish('false'),
+  /** Off only for benchmarks: no rate limit is registered at all. */
   RATE_LIMITS: booleanish('true'),
+  /** Prefix of every rate-limit key in Redis, so deployments (and test runs) sharing a Redis do not collide. */
   RATE_LIMIT_REDIS_PREFIX: z.string().min(1).max(100).default('linkauth:rl:'),
+  /** POST /login per client address per minute, every attempt counted. */
   SIGN_IN_RATE_LIMIT: count(30),
+  /** Failed sign-ins per (account, address or known device) before the growing delay starts. */
   SIGN_IN_FREE_FAILURES: count(5),
+  /** Cap of the growing delay, seconds. */
   SIGN_IN_MAX_DELAY: seconds(900),
+  /** How long failures per (account, client) are remembered after the last one, seconds. */
   SIGN_IN_FAILURE_TTL: seconds(24 * 3600),
+  /** Failed sign-ins per account from devices it does not know, per SIGN_IN_ACCOUNT_WINDOW. */
   SIGN_IN_ACCOUNT_LIMIT: count(20),
   SIGN_IN_ACCOUNT_WINDOW: seconds(900),
+  /** Lifetime of the known-device cookie set at a successful sign-in, seconds. */
   KNOWN_DEVICE_TTL: seconds(180 * 24 * 3600),
+  /** Requests per minute: authorize per address; token and revocation per (client_id, address). */
   AUTHORIZE_RATE_LIMIT: count(60),
   TOKEN_RATE_LIMIT: count(120),
   REVOCATION_RATE_LIMIT: count(60),
+  /** Introspection requests per (resource server, address) per minute. */
   INTROSPECTION_RATE_LIMIT: count(60_000),
+  /** OAuth API requests per address per minute that name no client or fail client authentication. */
   UNIDENTIFIED_RATE_LIMIT: count(30),
+  /** Request body limit, bytes. */
   BODY_LIMIT: bytes(64 * 1024, 1024, 10 * 1024 * 1024),
+  /** Request line and headers together, bytes; larger → 431. */
   MAX_HEADER_SIZE: bytes(16 * 1024, 4 * 1024, 64 * 1024),
+  /** Seconds a client has to send the request headers (slowloris), the whole request, and between keep-alive requests. */
   HEADERS_TIMEOUT: seconds(10),
   REQUEST_TIMEOUT: seconds(30),
   KEEP_ALIVE_TIMEOUT: seconds(5),
@@ -121,81 +140,30 @@ export const configSchema = z.object({
     .default(7 * 24 * 3600),
 })
 
-type Env = z.output<typeof configSchema>
+type Settings = z.output<typeof configSchema>
 
-export interface Config {
-  readonly env: Env['NODE_ENV']
-  readonly port: number
-  readonly host: string
-  readonly issuer: string
-  readonly databaseUrl: string | undefined
-  readonly databasePoolSize: number
-  /** Server processes (node:cluster); 'auto' is one per core. Needs DATABASE_URL when above 1. */
-  readonly workers: number | 'auto'
-  readonly dataDir: string
-  readonly adminPort: number
-  readonly adminHost: string
-  readonly adminToken: string | undefined
-  readonly logLevel: Env['LOG_LEVEL']
-  /** Bearer token for GET /metrics on the public listener; without it the route does not exist there. */
-  readonly metricsToken: string | undefined
-  readonly cookieSecret: string | undefined
-  readonly keyEncryptionKey: string | undefined
-  readonly authCodeTtl: number
-  readonly accessTokenTtl: number
-  readonly refreshTokenTtl: number
-  readonly refreshTokenAbsoluteTtl: number
-  readonly sessionTtl: number
-  readonly accessTokenAudience: string
-  readonly signingAlg: Env['SIGNING_ALG']
-  readonly redisUrl: string | undefined
-  readonly trustProxy: boolean
-  /** How long a revocation-feed poll is held open when there is nothing to deliver. */
-  readonly eventsMaxWaitSeconds: number
-  /** A revocation-feed stream not polled for this long is deleted. */
-  readonly eventStreamIdleSeconds: number
-  /** At most this many live (not idle) streams per resource server. */
-  readonly eventStreamsPerResourceServer: number
-  /** Off only for benchmarks: no rate limit is registered at all. */
-  readonly rateLimits: boolean
-  /** Prefix of every rate-limit key in Redis, so deployments (and test runs) sharing a Redis do not collide. */
-  readonly rateLimitRedisPrefix: string
-  /** POST /login per client address per minute, every attempt counted. */
-  readonly signInRateLimit: number
-  /** Failed sign-ins per (account, address or known device) before the growing delay starts. */
-  readonly signInFreeFailures: number
-  /** Cap of the growing delay, seconds. */
-  readonly signInMaxDelay: number
-  /** How long failures per (account, client) are remembered after the last one, seconds. */
-  readonly signInFailureTtl: number
-  /** Failed sign-ins per account from devices it does not know, per SIGN_IN_ACCOUNT_WINDOW. */
-  readonly signInAccountLimit: number
-  readonly signInAccountWindow: number
-  /** Lifetime of the known-device cookie set at a successful sign-in, seconds. */
-  readonly knownDeviceTtl: number
-  /** Requests per minute: authorize per address; token and revocation per (client_id, address). */
-  readonly authorizeRateLimit: number
-  readonly tokenRateLimit: number
-  readonly revocationRateLimit: number
-  /** Introspection requests per (resource server, address) per minute. */
-  readonly introspectionRateLimit: number
-  /** OAuth API requests per address per minute that name no client or fail client authentication. */
-  readonly unidentifiedRateLimit: number
-  /** Request body limit, bytes. */
-  readonly bodyLimit: number
-  /** Request line and headers together, bytes; larger → 431. */
-  readonly maxHeaderSize: number
-  /** Seconds a client has to send the request headers (slowloris), the whole request, and between keep-alive requests. */
-  readonly headersTimeout: number
-  readonly requestTimeout: number
-  readonly keepAliveTimeout: number
-  /** Seconds between housekeeping runs; 0: no scheduled run (POST /admin/housekeeping/run still works). */
-  readonly housekeepingInterval: number
-  /** Rows per housekeeping batch transaction. */
-  readonly housekeepingBatchSize: number
-  /** Seconds a refresh family (and its tokens) is kept after its revocation or expiry. */
-  readonly housekeepingReplayHorizon: number
+/** REFRESH_TOKEN_TTL → refreshTokenTtl: each setting's name in Config, derived from its variable. */
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}`
+  : Lowercase<S>
+/** NODE_ENV is `env`; every other setting is its variable in camelCase. configKey is the same at run time. */
+type ConfigKey<S extends string> = S extends 'NODE_ENV' ? 'env' : CamelCase<S>
+
+function configKey(name: string): string {
+  if (name === 'NODE_ENV') return 'env'
+  return name.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())
 }
+
+/** Settings loadConfig fills in from others when they are not given. */
+type Derived = { host: string; issuer: string; accessTokenAudience: string }
+
+/**
+ * Every setting, typed by the schema: a setting is added to configSchema and nowhere else. The
+ * schema's variables become camelCase properties (SIGN_IN_MAX_DELAY → signInMaxDelay; see ConfigKey).
+ */
+export type Config = Readonly<
+  Omit<{ [K in keyof Settings as ConfigKey<K>]: Settings[K] }, keyof Derived> & Derived
+>
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -232,57 +200,16 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   if (e.HEADERS_TIMEOUT > e.REQUEST_TIMEOUT) {
     throw new ConfigError('HEADERS_TIMEOUT: expected a value no larger than REQUEST_TIMEOUT')
   }
+  // Every key of the schema, the unset optional ones too (zod leaves those out of its output).
+  const settings = Object.fromEntries(
+    Object.keys(configSchema.shape).map((name) => [configKey(name), e[name as keyof Settings]]),
+  )
   return Object.freeze({
-    env: e.NODE_ENV,
-    port: e.PORT,
+    ...settings,
     host: e.HOST ?? (e.DATABASE_URL ? '0.0.0.0' : '127.0.0.1'),
     issuer,
-    databaseUrl: e.DATABASE_URL,
-    databasePoolSize: e.DATABASE_POOL_SIZE,
-    workers: e.WORKERS,
-    dataDir: e.DATA_DIR,
-    adminPort: e.ADMIN_PORT,
-    adminHost: e.ADMIN_HOST,
-    adminToken: e.ADMIN_TOKEN,
-    logLevel: e.LOG_LEVEL,
-    metricsToken: e.METRICS_TOKEN,
-    cookieSecret: e.COOKIE_SECRET,
-    keyEncryptionKey: e.KEY_ENCRYPTION_KEY,
-    authCodeTtl: e.AUTH_CODE_TTL,
-    accessTokenTtl: e.ACCESS_TOKEN_TTL,
-    refreshTokenTtl: e.REFRESH_TOKEN_TTL,
-    refreshTokenAbsoluteTtl: e.REFRESH_TOKEN_ABSOLUTE_TTL,
-    sessionTtl: e.SESSION_TTL,
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? `${issuer}/api`,
-    signingAlg: e.SIGNING_ALG,
-    redisUrl: e.REDIS_URL,
-    trustProxy: e.TRUST_PROXY,
-    eventsMaxWaitSeconds: e.EVENTS_MAX_WAIT_SECONDS,
-    eventStreamIdleSeconds: e.EVENT_STREAM_IDLE_SECONDS,
-    eventStreamsPerResourceServer: e.EVENT_STREAMS_PER_RESOURCE_SERVER,
-    rateLimits: e.RATE_LIMITS,
-    rateLimitRedisPrefix: e.RATE_LIMIT_REDIS_PREFIX,
-    signInRateLimit: e.SIGN_IN_RATE_LIMIT,
-    signInFreeFailures: e.SIGN_IN_FREE_FAILURES,
-    signInMaxDelay: e.SIGN_IN_MAX_DELAY,
-    signInFailureTtl: e.SIGN_IN_FAILURE_TTL,
-    signInAccountLimit: e.SIGN_IN_ACCOUNT_LIMIT,
-    signInAccountWindow: e.SIGN_IN_ACCOUNT_WINDOW,
-    knownDeviceTtl: e.KNOWN_DEVICE_TTL,
-    authorizeRateLimit: e.AUTHORIZE_RATE_LIMIT,
-    tokenRateLimit: e.TOKEN_RATE_LIMIT,
-    revocationRateLimit: e.REVOCATION_RATE_LIMIT,
-    introspectionRateLimit: e.INTROSPECTION_RATE_LIMIT,
-    unidentifiedRateLimit: e.UNIDENTIFIED_RATE_LIMIT,
-    bodyLimit: e.BODY_LIMIT,
-    maxHeaderSize: e.MAX_HEADER_SIZE,
-    headersTimeout: e.HEADERS_TIMEOUT,
-    requestTimeout: e.REQUEST_TIMEOUT,
-    keepAliveTimeout: e.KEEP_ALIVE_TIMEOUT,
-    housekeepingInterval: e.HOUSEKEEPING_INTERVAL,
-    housekeepingBatchSize: e.HOUSEKEEPING_BATCH_SIZE,
-    housekeepingReplayHorizon: e.HOUSEKEEPING_REPLAY_HORIZON,
-  })
+  } as Config)
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

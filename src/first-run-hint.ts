@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { adminTokenPath } from './runtime-secrets.js'
+import type { Config } from './config.js'
 
 /** The redirect URI the hint and the README's quick start register (RFC 8252 §7.3: a loopback IP literal). */
 export const EXAMPLE_REDIRECT_URI = 'http://127.0.0.1:8080/callback'
@@ -37,10 +38,7 @@ const MORE: Record<RunningFrom, string> = {
  * the demo, or register an application and a user with the CLI (which finds the admin token itself).
  * One command per line, so it reads in a terminal and can be copied.
  */
-export function firstRunHint(
-  config: { adminToken: string | undefined; dataDir: string },
-  from: RunningFrom,
-): string {
+export function firstRunHint(config: Pick<Config, 'adminToken' | 'dataDir'>, from: RunningFrom): string {
   const cli = CLI[from]
   const token = config.adminToken ? 'ADMIN_TOKEN' : `${adminTokenPath(config.dataDir)} (or ADMIN_TOKEN)`
   const steps: [string, string][] = [

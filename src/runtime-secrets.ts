@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Config, ConfigError } from './config.js'
-import { randomToken } from './lib/secrets.js'
+import { newSecret } from './lib/identifiers.js'
 
 export interface RuntimeSecrets {
   adminToken: string
@@ -34,7 +34,7 @@ export function resolveSecrets(config: Readonly<Config>): RuntimeSecrets {
     const path = join(config.dataDir, file)
     if (existsSync(path)) return readFileSync(path, 'utf8').trim()
     mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-    const value = randomToken(32)
+    const value = newSecret()
     writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' })
     chmodSync(path, 0o600)
     return value

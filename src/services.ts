@@ -9,6 +9,7 @@ import type { Database } from './db/database.js'
 import type { Listen } from './db/notifications.js'
 import { createEventFeedService } from './events/event-feed.service.js'
 import { createGrantService } from './grants/grant.service.js'
+import { createRefreshTokenService } from './grants/refresh-token.service.js'
 import { createHealthService } from './health/health.service.js'
 import { createHousekeepingService } from './housekeeping/housekeeping.service.js'
 import type { Clock } from './lib/clock.js'
@@ -21,6 +22,7 @@ import { createIntrospectionService } from './oauth/introspection.service.js'
 import { createRevocationService } from './oauth/revocation.service.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
 import { createAccessTokenService } from './tokens/access-token.js'
+import { createAccessTokenStatusService } from './tokens/access-token-status.service.js'
 import { createAccessTokenVerifier } from './tokens/access-token-verifier.js'
 import { createSigningKeyService } from './tokens/signing-key.service.js'
 
@@ -49,11 +51,17 @@ export function createServices(deps: AppDeps) {
     // Read when scraped, after `events` below exists.
     heldPolls: () => events.waiting,
   })
+  const revoked = (kind: 'grant' | 'refresh_family' | 'access_token', count: number) =>
+    metrics.revocations.inc({ kind }, count)
   const grants = createGrantService(db, clock, config, {
-    refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
     codeReplayed: () => metrics.codeReplays.inc(),
-    revoked: (kind, count) => metrics.revocations.inc({ kind }, count),
+    revoked,
   })
+  const refreshTokens = createRefreshTokenService(db, clock, config, {
+    refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
+    revoked,
+  })
+  const accessTokenStatus = createAccessTokenStatusService(db, clock, { revoked })
   const signingKeys = createSigningKeyService(deps)
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
   const clients = createClientService(db, clock, grants)
@@ -77,6 +85,8 @@ export function createServices(deps: AppDeps) {
     users: createUserService(db),
     sessions: createSessionService(db, clock, config.sessionTtl),
     grants,
+    refreshTokens,
+    accessTokenStatus,
     authorize: createAuthorizeService(db, clock, grants),
     clients,
     connectedApps: createConnectedAppsService(grants, clients),
@@ -84,8 +94,13 @@ export function createServices(deps: AppDeps) {
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,
-    introspection: createIntrospectionService(config.issuer, accessTokenVerifier, grants),
-    revocation: createRevocationService(accessTokenVerifier, grants),
+    introspection: createIntrospectionService(
+      config.issuer,
+      accessTokenVerifier,
+      accessTokenStatus,
+      refreshTokens,
+    ),
+    revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,
     signInThrottle: createSignInThrottle(rateLimitStore.store, config),

@@ -1,9 +1,9 @@
 /**
- * A resource API protecting its routes with linkauth/resource: access tokens verified locally,
+ * A resource API protecting its routes with @linkauth/resource: access tokens verified locally,
  * revocations pushed by the authorization server's event feed, RFC 6750 answers.
  */
 import Fastify from 'fastify'
-import { createResourceVerifier, linkauthResource } from 'linkauth/resource'
+import { createResourceVerifier, linkauthResource } from '@linkauth/resource'
 
 export interface ApiConfig {
   issuer: string // e.g. https://auth.example.com

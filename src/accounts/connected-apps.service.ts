@@ -1,4 +1,5 @@
-import { CLIENT_ID_PATTERN, type ClientService } from '../clients/client.service.js'
+import type { ClientService } from '../clients/client.service.js'
+import { isClientId } from '../lib/identifiers.js'
 import type { GrantService } from '../grants/grant.service.js'
 import { isKnownScope, normalizeScopes, SCOPE_DESCRIPTIONS } from '../lib/scopes.js'
 
@@ -40,13 +41,13 @@ export function createConnectedAppsService(
      * authorization asks for consent again. False when the user had no live grant to it.
      */
     revoke(userId: string, clientId: string): Promise<boolean> {
-      if (!CLIENT_ID_PATTERN.test(clientId)) return Promise.resolve(false)
+      if (!isClientId(clientId)) return Promise.resolve(false)
       return grants.revokeForUser(userId, clientId)
     },
 
     /** The name of an application, for "you disconnected X"; undefined when there is none. */
     async appName(clientId: string): Promise<string | undefined> {
-      if (!CLIENT_ID_PATTERN.test(clientId)) return undefined
+      if (!isClientId(clientId)) return undefined
       return (await clients.findActiveClient(clientId))?.name
     },
   }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { randomToken } from '../lib/secrets.js'
+import { isBase64url256Bits, isShortId, newSecret, newShortId } from '../lib/identifiers.js'
 import type { SessionService, SignInSession } from './session.service.js'
 
 /** Cookie names and flags follow the issuer: on https, Secure and the __Host- prefix (no Domain, Path=/). */
@@ -40,8 +40,8 @@ export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl'>) {
      */
     loginCsrfToken(request: FastifyRequest, reply: FastifyReply): string {
       const existing = request.cookies[loginCsrf]
-      if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing
-      const token = randomToken()
+      if (existing && isBase64url256Bits(existing)) return existing
+      const token = newSecret()
       reply.setCookie(loginCsrf, token, { ...base, maxAge: 3600 })
       return token
     },
@@ -52,8 +52,6 @@ export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl'>) {
 }
 
 export type SessionCookies = ReturnType<typeof sessionCookies>
-
-const DEVICE_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/
 
 /**
  * The known-device cookie (OWASP's "device cookie"): set at a successful sign-in, signed with
@@ -73,12 +71,12 @@ export function knownDeviceCookie(config: Pick<Config, 'issuer' | 'cookieSecret'
       if (!valid || !value) return undefined
       const dot = value.lastIndexOf('.')
       const id = value.slice(dot + 1)
-      return dot > 0 && value.slice(0, dot) === account && DEVICE_ID_PATTERN.test(id) ? id : undefined
+      return dot > 0 && value.slice(0, dot) === account && isShortId(id) ? id : undefined
     },
     /** Marks this browser as a known device of `account` (keeping its id when it has one). */
     remember(reply: FastifyReply, account: string, deviceId?: string): void {
       if (!config.cookieSecret) return // nothing to sign with: every client is an unknown one
-      const value = `${account}.${deviceId ?? randomToken(16)}`
+      const value = `${account}.${deviceId ?? newShortId()}`
       reply.setCookie(name, value, { ...base, maxAge: config.knownDeviceTtl, signed: true })
     },
   }

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
+import { hasNul, isBase64url256Bits, newSecret } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import { prepareUnknownAccountHash, verifyPassword } from './password.js'
 import {
   deleteSession,
@@ -13,12 +14,10 @@ import { findUserCredentialsByEmail } from './user.repository.js'
 
 export type { SignInSession }
 
-/** A session token is randomToken(): 43 base64url characters; anything else is not worth a query. */
-const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/
-
+/** A session token is newSecret(); anything of another shape is not worth a query. */
 /** What the database keeps of a session cookie's value; undefined for a value no session can have. */
 export function sessionTokenHash(token: string | undefined): string | undefined {
-  return token && SESSION_TOKEN_PATTERN.test(token) ? sha256(token) : undefined
+  return token && isBase64url256Bits(token) ? sha256(token) : undefined
 }
 
 export function createSessionService(db: Kysely<Database>, clock: Clock, sessionTtlSeconds: number) {
@@ -35,16 +34,16 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, session
     ): Promise<{ token: string; session: SignInSession } | undefined> {
       // An email no user can have (too long, or with a NUL, which PostgreSQL cannot compare) is not
       // looked up, and costs the same argon2 work as an unknown one.
-      const possible = email.length <= 320 && !email.includes('\u0000')
+      const possible = email.length <= 320 && !hasNul(email)
       const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
       const ok = await verifyPassword(user?.passwordHash, password)
       if (!ok || !user) return undefined
-      const token = randomToken()
+      const token = newSecret()
       const now = clock.now()
       const session = {
         userId: user.id,
         email: user.email,
-        csrfSecret: randomToken(),
+        csrfSecret: newSecret(),
         createdAt: now,
         expiresAt: addSeconds(now, sessionTtlSeconds),
       }

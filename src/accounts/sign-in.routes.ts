@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
 import { ProblemError, retryAfterSeconds } from '../errors.js'
+import { isShortId } from '../lib/identifiers.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import { clientAddress } from '../rate-limit/client-address.js'
 import type { Services } from '../services.js'
 import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
-import { formField } from '../web/form.js'
+import { formField } from '../input/form-field.js'
 import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
 import { allowFormRedirectTo } from '../web/security-headers.js'
 import { returnPath } from './return-path.js'
@@ -123,8 +124,7 @@ export function signInRoutes(
     app.post('/logout', async (request, reply) => {
       const session = await cookies.currentSession(request, services.sessions)
       const requestId = formField(request.body, 'request')
-      const next =
-        requestId && /^[A-Za-z0-9_-]{22}$/.test(requestId) ? `/login?request=${requestId}` : '/login'
+      const next = isShortId(requestId) ? `/login?request=${requestId}` : '/login'
       if (session) {
         if (!isValidCsrfToken(session.csrfSecret, LOGOUT_BINDING, formField(request.body, 'csrf_token'))) {
           throw new ProblemError(403, 'The sign-out form has expired. Reload the page and try again.')

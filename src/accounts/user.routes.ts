@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { ProblemError } from '../errors.js'
 import type { Services } from '../services.js'
-import { parseOrProblem } from '../web/parse.js'
+import { parseOrProblem } from '../input/parse-or-problem.js'
 import { newUserSchema, type User } from './user.service.js'
 
 const userJson = (user: User) => ({

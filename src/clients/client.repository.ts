@@ -43,23 +43,6 @@ export async function listClients(db: Kysely<Database>): Promise<Client[]> {
   return rows.map(toClient)
 }
 
-/**
- * Inside a transaction: true when the client exists and is enabled, and then it stays so until the
- * transaction ends (FOR SHARE: disableClient's UPDATE waits for us, and sees what we wrote). Taken
- * before a grant is written, so that a consent committing while the operator disables the client
- * cannot leave a live grant of a disabled client behind.
- */
-export async function lockEnabledClient(trx: Kysely<Database>, id: string): Promise<boolean> {
-  const row = await trx
-    .selectFrom('clients')
-    .select('id')
-    .where('id', '=', id)
-    .where('disabled_at', 'is', null)
-    .forShare()
-    .executeTakeFirst()
-  return row !== undefined
-}
-
 /** Marks a client disabled; returns it, or undefined when there is no such client. Idempotent. */
 export async function disableClient(
   db: Kysely<Database>,

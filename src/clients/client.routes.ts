@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Services } from '../services.js'
-import { parseOrProblem } from '../web/parse.js'
+import { parseOrProblem } from '../input/parse-or-problem.js'
 import { type Client, newClientSchema } from './client.service.js'
 
 export function clientJson(client: Client) {

@@ -5,7 +5,7 @@ import { ProblemError } from '../errors.js'
 import type { GrantService } from '../grants/grant.service.js'
 import type { Clock } from '../lib/clock.js'
 import { ALL_SCOPES, isKnownScope, normalizeScopes } from '../lib/scopes.js'
-import { randomToken } from '../lib/secrets.js'
+import { isClientId, newClientId } from '../lib/identifiers.js'
 import { createClientOrigins } from './client-origins.js'
 import { type Client, disableClient, findClientById, insertClient, listClients } from './client.repository.js'
 import { redirectUriProblem } from './redirect-uri.js'
@@ -36,14 +36,6 @@ export const newClientSchema = z.object({
 
 export type NewClient = z.output<typeof newClientSchema>
 
-/** The shape of every client_id (the clients table's check): anything else is no client of ours. */
-export const CLIENT_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/
-
-/** client_id: 128 random bits, base64url; public, but not guessable. */
-function newClientId(): string {
-  return randomToken(16)
-}
-
 export function createClientService(db: Kysely<Database>, clock: Clock, grants: GrantService) {
   const origins = createClientOrigins(db)
   return {
@@ -71,7 +63,7 @@ export function createClientService(db: Kysely<Database>, clock: Clock, grants: 
      * ours and never reaches a query (a NUL byte would make PostgreSQL fail the statement: a 500).
      */
     async findActiveClient(id: string): Promise<Client | undefined> {
-      if (!CLIENT_ID_PATTERN.test(id)) return undefined
+      if (!isClientId(id)) return undefined
       const client = await findClientById(db, id)
       return client && client.disabledAt === null ? client : undefined
     },

@@ -3,7 +3,7 @@ import type { Config } from '../config.js'
 import { OAuthError } from '../errors.js'
 import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
 import type { Services } from '../services.js'
-import { parseOrProblem } from '../web/parse.js'
+import { parseOrProblem } from '../input/parse-or-problem.js'
 import { createStreamRequestSchema, pollRequestSchema } from './event-feed.service.js'
 
 /** The feed speaks JSON (RFC 8936 §2.4); no body at all is fine too. */

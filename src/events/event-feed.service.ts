@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js'
 import type { Listen, StopListening } from '../db/notifications.js'
 import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
+import { isUuid } from '../lib/identifiers.js'
 import type { ActiveSigningKey } from '../tokens/access-token.js'
 import {
   insertEventStream,
@@ -80,9 +81,6 @@ const unknownStream = () =>
     'invalid_stream',
     'No such event stream (unknown, idle too long, or not yours): create a new one.',
   )
-
-/** Acknowledgements and stream ids name our rows, which are UUIDs; anything else matches none. */
-const isUuid = (value: string) => z.uuid().safeParse(value).success
 
 export interface EventFeedDeps {
   db: Kysely<Database>
@@ -225,6 +223,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
       request: PollRequest,
       signal?: AbortSignal,
     ): Promise<PollResponse> {
+      // Stream ids and acknowledgements name our rows, which are UUIDs; anything else matches none.
       if (!isUuid(streamId)) throw unknownStream()
       const errors = Object.keys(request.setErrs)
       const now = clock.now()

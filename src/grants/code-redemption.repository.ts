@@ -1,6 +1,8 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
+import { isSubset } from '../lib/scopes.js'
+import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
 import type { RefreshTokenIssue } from './refresh-token.repository.js'
 
@@ -14,8 +16,14 @@ export interface CodeRedemptionRow {
   /** The grant's last_used_at as this statement found it (set when something was issued). */
   grantLastUsedAt?: Date | null
   /** The code as it was when this statement consumed it; undefined when it was unknown or used. */
-  consumed?: Pick<AuthorizationCode, 'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt'>
+  consumed?: ConsumedCode
 }
+
+/** What decides whether a code may be redeemed. */
+export type ConsumedCode = Pick<
+  AuthorizationCode,
+  'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt'
+>
 
 export interface CodeRedemptionValues {
   codeHash: string
@@ -71,6 +79,7 @@ const redemptionStatement = prepareStatement(
       update authorization_codes as c
          set consumed_at = ${r.now},
              family_id = case
+               -- codeRefusal's lines, in its order:
                when c.client_id = ${r.clientId}
                 and c.expires_at > ${r.now}
                 and (${r.redirectUri}::text is null or c.redirect_uri = ${r.redirectUri}::text)
@@ -106,6 +115,36 @@ const redemptionStatement = prepareStatement(
       from (select) as one left join consumed on true
   `,
 )
+
+/** Why a code found unconsumed issues nothing. */
+export type CodeRefusal =
+  | 'other_client'
+  | 'expired'
+  | 'redirect_uri_mismatch'
+  | 'verifier_mismatch'
+  | 'scope_not_allowed'
+  | 'grant_revoked'
+
+/**
+ * The redemption statement's `case when` in TypeScript, line for line and in the same order: the one
+ * home of the rule that the slow path uses to say why a code was refused. `grantLive` is the last
+ * line's fact, which the statement's answer does not carry: after a refusal whose other lines all
+ * hold, it was the one that failed.
+ */
+export function codeRefusal(
+  code: ConsumedCode,
+  attempt: Pick<CodeRedemptionValues, 'clientId' | 'redirectUri' | 'expectedChallenge' | 'now'>,
+  clientScopes: readonly string[],
+  grantLive: boolean,
+): CodeRefusal | undefined {
+  if (code.clientId !== attempt.clientId) return 'other_client' // c.client_id = $clientId
+  if (code.expiresAt.getTime() <= attempt.now.getTime()) return 'expired' // c.expires_at > $now
+  if (attempt.redirectUri !== null && attempt.redirectUri !== code.redirectUri) return 'redirect_uri_mismatch' // $redirectUri is null or c.redirect_uri = $redirectUri
+  if (!constantTimeEqual(attempt.expectedChallenge, code.codeChallenge)) return 'verifier_mismatch' // c.code_challenge = $expectedChallenge
+  if (!isSubset(code.scopes, clientScopes)) return 'scope_not_allowed' // c.scopes <@ client.scopes
+  if (!grantLive) return 'grant_revoked' // exists (a live grant g.id = c.grant_id)
+  return undefined
+}
 
 export async function redeemAuthorizationCodeRow(
   db: Kysely<Database>,

@@ -1,13 +1,17 @@
-import { randomUUID } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
 import { invalidGrant, OAuthError, unknownClient } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { s256Challenge, verifyS256 } from '../lib/pkce.js'
-import { isSubset } from '../lib/scopes.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
-import { type CodeRedemptionRow, redeemAuthorizationCodeRow } from './code-redemption.repository.js'
+import { s256Challenge } from '../lib/pkce.js'
+import { newSecret, newUuid } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
+import {
+  type CodeRedemptionRow,
+  type CodeRefusal,
+  codeRefusal,
+  redeemAuthorizationCodeRow,
+} from './code-redemption.repository.js'
 import { touchGrant } from './grant.repository.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
 import {
@@ -24,23 +28,15 @@ export interface CodeRedemption {
   redirectUri?: string | undefined
 }
 
-/** Why a code found unconsumed still issues nothing; undefined when it may be redeemed. */
-function refusal(
-  code: NonNullable<CodeRedemptionRow['consumed']>,
-  clientScopes: readonly string[],
-  input: CodeRedemption,
-  now: Date,
-): OAuthError | undefined {
-  if (code.clientId !== input.clientId)
-    return invalidGrant('The authorization code was issued to another client.')
-  if (code.expiresAt.getTime() <= now.getTime()) return invalidGrant('The authorization code has expired.')
-  if (input.redirectUri !== undefined && input.redirectUri !== code.redirectUri)
-    return invalidGrant('redirect_uri does not match the one the code was issued for.')
-  if (!verifyS256(input.codeVerifier, code.codeChallenge))
-    return invalidGrant('code_verifier does not match the code_challenge.')
-  if (!isSubset(code.scopes, clientScopes))
-    return new OAuthError('unauthorized_client', 'The client is not allowed the scopes of this code.')
-  return undefined
+/** How each refusal of a code is answered (RFC 6749 §5.2). */
+const REFUSALS: Record<CodeRefusal, () => OAuthError> = {
+  other_client: () => invalidGrant('The authorization code was issued to another client.'),
+  expired: () => invalidGrant('The authorization code has expired.'),
+  redirect_uri_mismatch: () => invalidGrant('redirect_uri does not match the one the code was issued for.'),
+  verifier_mismatch: () => invalidGrant('code_verifier does not match the code_challenge.'),
+  scope_not_allowed: () =>
+    new OAuthError('unauthorized_client', 'The client is not allowed the scopes of this code.'),
+  grant_revoked: () => invalidGrant('The grant behind this code has been revoked.'),
 }
 
 /**
@@ -60,30 +56,29 @@ export async function redeemAuthorizationCode(
   clock: Clock,
   lifetimes: RefreshLifetimes,
   input: CodeRedemption,
-  events: { codeReplayed?(): void } = {},
+  metricHooks: { codeReplayed?(): void } = {},
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const codeHash = sha256(input.code)
-  const refreshToken = randomToken()
-  const attempt = () =>
-    redeemAuthorizationCodeRow(db, {
-      codeHash,
-      clientId: input.clientId,
-      redirectUri: input.redirectUri ?? null,
-      expectedChallenge: s256Challenge(input.codeVerifier),
-      familyId: randomUUID(),
-      tokenHash: sha256(refreshToken),
-      now,
-      familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
-      tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
-    })
+  const refreshToken = newSecret()
+  const values = {
+    codeHash,
+    clientId: input.clientId,
+    redirectUri: input.redirectUri ?? null,
+    expectedChallenge: s256Challenge(input.codeVerifier),
+    tokenHash: sha256(refreshToken),
+    now,
+    familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
+    tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
+  }
+  const attempt = () => redeemAuthorizationCodeRow(db, { ...values, familyId: newUuid() })
   let outcome: CodeRedemptionRow
   try {
     outcome = await retryOnConcurrencyConflict(attempt)
   } catch (err) {
     // The grant was revoked or deleted between the statement's check and its insert: a foreign key
     // refused, the whole statement rolled back, and the code is unconsumed but under a dead grant.
-    if (isForeignKeyViolation(err)) throw invalidGrant('The grant behind this code has been revoked.')
+    if (isForeignKeyViolation(err)) throw REFUSALS.grant_revoked()
     throw err
   }
   // An unknown or disabled client: nothing was consumed or written.
@@ -99,12 +94,11 @@ export async function redeemAuthorizationCode(
   if (!outcome.consumed) {
     // Unknown, or used before. If used, the first redemption's tokens are presumed stolen.
     if (await revokeRefreshFamily(db, { startedByCodeHash: codeHash }, now, 'code_replay'))
-      events.codeReplayed?.()
+      metricHooks.codeReplayed?.()
     throw invalidGrant('The authorization code is invalid or has already been used.')
   }
-  // Consumed but refused: say why (the code stays burned).
-  throw (
-    refusal(outcome.consumed, outcome.clientScopes ?? [], input, now) ??
-    invalidGrant('The grant behind this code has been revoked.')
-  )
+  // Consumed but refused: say why (the code stays burned). The statement refused it, so when every
+  // other line holds, its grant was not live.
+  const refusal = codeRefusal(outcome.consumed, values, outcome.clientScopes ?? [], false)
+  throw REFUSALS[refusal ?? 'grant_revoked']()
 }

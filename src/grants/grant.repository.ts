@@ -42,6 +42,23 @@ export async function findLiveGrant(
 }
 
 /**
+ * Inside a transaction: true when the client exists and is enabled, and then it stays so until the
+ * transaction ends (FOR SHARE: disableClient's UPDATE waits for us, and sees what we wrote). Taken
+ * before a grant is written, so that a consent committing while the operator disables the client
+ * cannot leave a live grant of a disabled client behind.
+ */
+export async function lockEnabledClient(trx: Kysely<Database>, id: string): Promise<boolean> {
+  const row = await trx
+    .selectFrom('clients')
+    .select('id')
+    .where('id', '=', id)
+    .where('disabled_at', 'is', null)
+    .forShare()
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/**
  * Creates the live grant for (user, client), or widens it to the union of its scopes and `scopes`.
  * One statement: concurrent approvals meet at the partial unique index and end with one grant.
  */

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely'
-import { lockEnabledClient } from '../clients/client.repository.js'
 import type { Database } from '../db/database.js'
 import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
+import { newSecret } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import {
   type CodeUnderLiveGrant,
   insertAuthorizationCode,
@@ -11,18 +11,12 @@ import {
   insertAuthorizationCodeUnderLiveGrant,
 } from './authorization-code.repository.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
-import {
-  type IssuedRefreshToken,
-  type RefreshLifetimes,
-  type RefreshRotation,
-  rotateRefreshToken,
-} from './refresh-rotation.js'
+import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
 import { revokeGrantsWhere } from './grant-revocation.repository.js'
-import { findLiveGrant, type Grant, upsertGrant } from './grant.repository.js'
+import { findLiveGrant, type Grant, lockEnabledClient, upsertGrant } from './grant.repository.js'
 import { type LiveGrantSummary, listLiveGrantsOfUser } from './grant-listing.repository.js'
-import { createTokenStatus } from './token-status.js'
 
-export type { CodeRedemption, Grant, IssuedRefreshToken, LiveGrantSummary, RefreshLifetimes, RefreshRotation }
+export type { CodeRedemption, Grant, IssuedRefreshToken, LiveGrantSummary }
 
 /** What an authorization code is bound to (RFC 6749 §4.1.2, RFC 7636 §4.4). */
 export interface CodeRequest {
@@ -43,19 +37,18 @@ export interface IssuedCode {
 /** The lifetimes the grant service applies, in seconds (from Config). */
 export type GrantLifetimes = RefreshLifetimes & { authCodeTtl: number }
 
-/** What the grant service reports as it happens (metrics listen here). */
-export interface GrantEvents {
-  refreshTokenReused?(): void
+/** What the grant service reports as it happens (metrics listen here; not the revocation feed). */
+export interface GrantMetricHooks {
   codeReplayed?(): void
-  /** Something was revoked: `count` grants, refresh families or access tokens. */
-  revoked?(kind: 'grant' | 'refresh_family' | 'access_token', count: number): void
+  /** `count` grants were revoked. */
+  revoked?(kind: 'grant', count: number): void
 }
 
 export function createGrantService(
   db: Kysely<Database>,
   clock: Clock,
   lifetimes: GrantLifetimes,
-  events: GrantEvents = {},
+  metricHooks: GrantMetricHooks = {},
 ) {
   const inTransaction = <T>(trx: Kysely<Database> | undefined, run: (t: Kysely<Database>) => Promise<T>) =>
     trx ? run(trx) : db.transaction().execute(run)
@@ -68,7 +61,7 @@ export function createGrantService(
 
   /** A fresh code for `request`: the plain code, and the row fields (with its hash) to store. */
   function newCode(request: Omit<CodeRequest, 'userId'>) {
-    const code = randomToken()
+    const code = newSecret()
     const now = clock.now()
     const fields: Omit<CodeUnderLiveGrant, 'userId'> = {
       codeHash: sha256(code),
@@ -147,7 +140,7 @@ export function createGrantService(
     async revokeAllForClient(clientId: string, trx?: Kysely<Database>): Promise<number> {
       const run = (t: Kysely<Database>) => revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
       const ids = await inTransaction(trx, run)
-      events.revoked?.('grant', ids.length)
+      metricHooks.revoked?.('grant', ids.length)
       return ids.length
     },
     /**
@@ -158,19 +151,14 @@ export function createGrantService(
       const ids = await db
         .transaction()
         .execute((t) => revokeGrantsWhere(t, { userId, clientId }, clock.now(), 'user_revoked'))
-      events.revoked?.('grant', ids.length)
+      metricHooks.revoked?.('grant', ids.length)
       return ids.length > 0
     },
     /** The user's live grants to enabled clients, with the client's name, oldest first. */
     listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
-    /** Liveness of tokens (introspection) and RFC 7009 revocation of single tokens. */
-    ...createTokenStatus(db, clock, events),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
-      redeemAuthorizationCode(db, clock, lifetimes, input, events),
-    /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
-    rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
-      rotateRefreshToken(db, clock, lifetimes, input, events),
+      redeemAuthorizationCode(db, clock, lifetimes, input, metricHooks),
   }
 }
 

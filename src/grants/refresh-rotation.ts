@@ -2,16 +2,18 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { retryOnConcurrencyConflict } from '../db/errors.js'
-import { invalidGrant, invalidScope } from '../errors.js'
+import { invalidGrant, invalidScope, type OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { isSubset } from '../lib/scopes.js'
-import { randomToken, sha256 } from '../lib/secrets.js'
+import { newSecret } from '../lib/identifiers.js'
+import { sha256 } from '../lib/secrets.js'
 import {
+  findRefreshTokenRecord,
   type RefreshTokenIssue,
+  type RefreshTokenRefusal,
+  refreshTokenRefusal,
   revokeRefreshFamily,
   rotateRefreshToken as rotateRefreshTokenRow,
 } from './refresh-token.repository.js'
-import { findRefreshTokenRecord } from './token-status.repository.js'
 
 export type RefreshLifetimes = Pick<Config, 'refreshTokenTtl' | 'refreshTokenAbsoluteTtl'>
 
@@ -40,11 +42,11 @@ export async function rotateRefreshToken(
   clock: Clock,
   lifetimes: RefreshLifetimes,
   input: RefreshRotation,
-  events: { refreshTokenReused?(): void } = {},
+  metricHooks: { refreshTokenReused?(): void } = {},
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
-  const refreshToken = randomToken()
+  const refreshToken = newSecret()
   const issue = await retryOnConcurrencyConflict(() =>
     rotateRefreshTokenRow(db, {
       tokenHash,
@@ -61,18 +63,22 @@ export async function rotateRefreshToken(
   // The slow path only: why did it not rotate?
   const state = await findRefreshTokenRecord(db, tokenHash)
   if (!state) throw invalidGrant('The refresh token is invalid.')
-  if (state.clientId !== input.clientId) throw invalidGrant('The refresh token was issued to another client.')
-  if (state.rotatedAt !== null) {
+  const refusal = refreshTokenRefusal(state, now, {
+    clientId: input.clientId,
+    requestedScopes: input.scopes ?? null,
+  })
+  if (refusal === 'rotated') {
     await revokeRefreshFamily(db, { familyId: state.familyId }, now, 'refresh_token_reuse')
-    events.refreshTokenReused?.()
-    throw invalidGrant('The refresh token has already been used; its token family is now revoked.')
+    metricHooks.refreshTokenReused?.()
   }
-  if (state.grantRevokedAt !== null || state.familyRevokedAt !== null)
-    throw invalidGrant('The refresh token has been revoked.')
-  if (state.expiresAt.getTime() <= now.getTime() || state.familyExpiresAt.getTime() <= now.getTime())
-    throw invalidGrant('The refresh token has expired.')
-  if (input.scopes && !isSubset(input.scopes, state.familyScopes))
-    throw invalidScope('The requested scope exceeds the scope originally granted.')
-  // Everything checks out now, so it changed under us (a concurrent rotation or revocation).
-  throw invalidGrant('The refresh token is no longer valid.')
+  // undefined: everything checks out now, so it changed under us (a concurrent rotation or revocation).
+  throw refusal ? REFUSALS[refusal]() : invalidGrant('The refresh token is no longer valid.')
+}
+
+const REFUSALS: Record<RefreshTokenRefusal, () => OAuthError> = {
+  other_client: () => invalidGrant('The refresh token was issued to another client.'),
+  rotated: () => invalidGrant('The refresh token has already been used; its token family is now revoked.'),
+  revoked: () => invalidGrant('The refresh token has been revoked.'),
+  expired: () => invalidGrant('The refresh token has expired.'),
+  scope_exceeded: () => invalidScope('The requested scope exceeds the scope originally granted.'),
 }

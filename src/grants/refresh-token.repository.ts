@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
+import { isSubset } from '../lib/scopes.js'
 
 /** The facts of a refresh token an access token is issued from. */
 export interface RefreshTokenIssue {
@@ -31,13 +32,14 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
         from refresh_families as f
         join grants as g on g.id = f.grant_id
        where t.token_hash = ${rotation.tokenHash}
-         and t.rotated_at is null
-         and t.expires_at > ${rotation.now}
          and f.id = t.family_id
+         -- refreshTokenRefusal's lines, in its order:
          and f.client_id = ${rotation.clientId}
+         and t.rotated_at is null
          and f.revoked_at is null
-         and f.expires_at > ${rotation.now}
          and g.revoked_at is null
+         and t.expires_at > ${rotation.now}
+         and f.expires_at > ${rotation.now}
          and (${requested}::text[] is null or ${requested}::text[] <@ f.scopes)
       returning t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at
     ), successor as (
@@ -55,6 +57,49 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
       from rotated join successor on successor.family_id = rotated.family_id
   `
 })
+
+/** A refresh token with everything that decides whether it is live, read in one statement. */
+export interface RefreshTokenRecord {
+  familyId: string
+  grantId: string
+  clientId: string
+  userId: string
+  scopes: string[]
+  /** The family's scopes: what a refresh may narrow down from. */
+  familyScopes: string[]
+  createdAt: Date
+  expiresAt: Date
+  rotatedAt: Date | null
+  familyExpiresAt: Date
+  familyRevokedAt: Date | null
+  grantRevokedAt: Date | null
+  clientDisabledAt: Date | null
+}
+
+/** Why a refresh token is not live, or may not be rotated as asked. */
+export type RefreshTokenRefusal = 'other_client' | 'rotated' | 'revoked' | 'expired' | 'scope_exceeded'
+
+/**
+ * The rotation statement's predicates in TypeScript, line for line and in the same order: the one
+ * home of the rule for the slow path (why did it not rotate?) and for introspection (is it live?),
+ * which pass no `use`. The last line has no twin in the statement: disabling a client revokes its
+ * grants in the same transaction, so the grant's line refuses there first.
+ */
+export function refreshTokenRefusal(
+  token: RefreshTokenRecord,
+  now: Date,
+  use?: { clientId: string; requestedScopes: readonly string[] | null },
+): RefreshTokenRefusal | undefined {
+  if (use && token.clientId !== use.clientId) return 'other_client' // f.client_id = $clientId
+  if (token.rotatedAt !== null) return 'rotated' // t.rotated_at is null
+  if (token.familyRevokedAt !== null) return 'revoked' // f.revoked_at is null
+  if (token.grantRevokedAt !== null) return 'revoked' // g.revoked_at is null
+  if (token.expiresAt.getTime() <= now.getTime()) return 'expired' // t.expires_at > $now
+  if (token.familyExpiresAt.getTime() <= now.getTime()) return 'expired' // f.expires_at > $now
+  if (use?.requestedScopes && !isSubset(use.requestedScopes, token.familyScopes)) return 'scope_exceeded' // $requested is null or $requested <@ f.scopes
+  if (token.clientDisabledAt !== null) return 'revoked'
+  return undefined
+}
 
 /**
  * Rotates a refresh token in ONE statement (the hot path: one round trip, no explicit transaction).
@@ -124,4 +169,65 @@ export async function revokeRefreshFamily(
   }
   const rows = await query.returning('id').execute()
   return rows.length > 0
+}
+
+const refreshTokenRecords = prepareStatement((db, { tokenHashes }: { tokenHashes: string[] }) =>
+  db
+    .selectFrom('refresh_tokens as t')
+    .innerJoin('refresh_families as f', 'f.id', 't.family_id')
+    .innerJoin('grants as g', 'g.id', 'f.grant_id')
+    .innerJoin('clients as c', 'c.id', 'f.client_id')
+    .select([
+      't.token_hash',
+      't.family_id',
+      'f.grant_id',
+      'f.client_id',
+      'f.user_id',
+      't.scopes',
+      'f.scopes as family_scopes',
+      't.created_at',
+      't.expires_at',
+      't.rotated_at',
+      'f.expires_at as family_expires_at',
+      'f.revoked_at as family_revoked_at',
+      'g.revoked_at as grant_revoked_at',
+      'c.disabled_at as client_disabled_at',
+    ])
+    .where(sql<boolean>`t.token_hash = any(${tokenHashes}::text[])`),
+)
+
+/** The record of each refresh token (by its hash), in the hashes' order; one statement for all. */
+export async function findRefreshTokenRecords(
+  db: Kysely<Database>,
+  tokenHashes: readonly string[],
+): Promise<(RefreshTokenRecord | undefined)[]> {
+  const rows = await refreshTokenRecords.execute(db, { tokenHashes: [...tokenHashes] })
+  const byHash = new Map(rows.map((row) => [row.token_hash, row]))
+  return tokenHashes.map((hash) => {
+    const row = byHash.get(hash)
+    return (
+      row && {
+        familyId: row.family_id,
+        grantId: row.grant_id,
+        clientId: row.client_id,
+        userId: row.user_id,
+        scopes: row.scopes,
+        familyScopes: row.family_scopes,
+        createdAt: row.created_at,
+        expiresAt: row.expires_at,
+        rotatedAt: row.rotated_at,
+        familyExpiresAt: row.family_expires_at,
+        familyRevokedAt: row.family_revoked_at,
+        grantRevokedAt: row.grant_revoked_at,
+        clientDisabledAt: row.client_disabled_at,
+      }
+    )
+  })
+}
+
+export async function findRefreshTokenRecord(
+  db: Kysely<Database>,
+  tokenHash: string,
+): Promise<RefreshTokenRecord | undefined> {
+  return (await findRefreshTokenRecords(db, [tokenHash]))[0]
 }

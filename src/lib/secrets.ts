@@ -1,9 +1,6 @@
 import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
-/** A UUID as PostgreSQL prints it (any version): the ids of users, grants, families, access tokens. */
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** 256 random bits as base64url (43 characters): authorization codes, refresh tokens, session ids. */
+/** `bytes` random bytes as base64url; lib/identifiers.ts says which identifier uses how many. */
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url')
 }

@@ -6,7 +6,7 @@ import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
 import type { Services } from '../services.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
-import { formField } from '../web/form.js'
+import { formField } from '../input/form-field.js'
 import { consentPage } from '../web/pages/consent.page.js'
 import { allowFormRedirectTo } from '../web/security-headers.js'
 import {

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely'
 import { sessionTokenHash } from '../accounts/session.service.js'
-import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
 import type { Database } from '../db/database.js'
 import type { GrantService, IssuedCode } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { randomToken } from '../lib/secrets.js'
+import { hasNul, isClientId, isShortId, newShortId } from '../lib/identifiers.js'
 import type { AuthorizationRequest, PromptValue } from './authorize-request.js'
 import {
   completePendingAuthorization,
@@ -18,13 +17,6 @@ export type { PendingAuthorization }
 
 /** Long enough to sign in and read the consent page, short enough not to linger. */
 const PENDING_TTL_SECONDS = 600
-/** Pending ids are randomToken(16): 22 base64url characters. */
-const PENDING_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/
-
-export function isPendingId(value: unknown): value is string {
-  return typeof value === 'string' && PENDING_ID_PATTERN.test(value)
-}
-
 export function promptOf(pending: PendingAuthorization): PromptValue[] {
   return pending.prompt ? (pending.prompt.split(' ') as PromptValue[]) : []
 }
@@ -55,7 +47,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
     createPending(request: AuthorizationRequest): Promise<PendingAuthorization> {
       const now = clock.now()
       return insertPendingAuthorization(db, {
-        id: randomToken(16),
+        id: newShortId(),
         clientId: request.clientId,
         redirectUri: request.redirectUri,
         scopes: request.scopes,
@@ -68,7 +60,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
     },
 
     async findOpenPending(id: unknown): Promise<PendingAuthorization | undefined> {
-      return isPendingId(id) ? findOpenPendingAuthorization(db, id, clock.now()) : undefined
+      return isShortId(id) ? findOpenPendingAuthorization(db, id, clock.now()) : undefined
     },
 
     recordSignIn: (pendingId: string, sessionId: string) =>
@@ -84,7 +76,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
       const tokenHash = sessionTokenHash(sessionToken)
       // No client of ours has another id shape, no registered URI a NUL (which PostgreSQL cannot
       // compare): such a request goes the long way, which answers it without a query.
-      if (!tokenHash || !CLIENT_ID_PATTERN.test(request.clientId) || request.redirectUri.includes('\u0000'))
+      if (!tokenHash || !isClientId(request.clientId) || hasNul(request.redirectUri))
         return Promise.resolve(undefined)
       return grants.issueCodeForSession(request, tokenHash)
     },

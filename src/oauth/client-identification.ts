@@ -1,6 +1,6 @@
 import { invalidClient, invalidRequest } from '../errors.js'
 import { readBasicAuthorization } from '../web/basic-auth.js'
-import type { TokenParameters } from './token-grant.js'
+import type { TokenParameters } from '../input/token-parameters.js'
 
 const NO_SECRET =
   'The client is public and has no secret: send client_id alone, or in HTTP Basic with an empty password.'

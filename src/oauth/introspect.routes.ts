@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
 import type { Services } from '../services.js'
-import { requireParameter } from './token-grant.js'
-import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
+import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
 
 /**
  * POST /api/oauth/introspect (RFC 7662). The caller is a registered resource server with HTTP Basic

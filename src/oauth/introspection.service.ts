@@ -1,5 +1,6 @@
-import type { GrantService } from '../grants/grant.service.js'
+import type { RefreshTokenService } from '../grants/refresh-token.service.js'
 import { epochSeconds } from '../lib/clock.js'
+import type { AccessTokenStatusService } from '../tokens/access-token-status.service.js'
 import type { AccessTokenVerifier } from '../tokens/access-token-verifier.js'
 
 /** RFC 7662 §2.2. Inactive tokens answer `{active: false}` and nothing else, whatever the reason. */
@@ -31,13 +32,14 @@ export const looksLikeJwt = (token: string) => token.includes('.')
 export function createIntrospectionService(
   issuer: string,
   verifier: AccessTokenVerifier,
-  grants: Pick<GrantService, 'isAccessTokenLive' | 'findLiveRefreshToken'>,
+  accessTokens: Pick<AccessTokenStatusService, 'isAccessTokenLive'>,
+  refreshTokens: Pick<RefreshTokenService, 'findLiveRefreshToken'>,
 ) {
   async function introspectAccessToken(token: string): Promise<IntrospectionResponse> {
     const verified = await verifier.verify(token)
     if (!verified.ok) return INACTIVE
     const c = verified.claims
-    const live = await grants.isAccessTokenLive({
+    const live = await accessTokens.isAccessTokenLive({
       jti: c.jti,
       grantId: c.grant_id,
       familyId: c.family_id,
@@ -60,7 +62,7 @@ export function createIntrospectionService(
   }
 
   async function introspectRefreshToken(token: string): Promise<IntrospectionResponse> {
-    const live = await grants.findLiveRefreshToken(token)
+    const live = await refreshTokens.findLiveRefreshToken(token)
     if (!live) return INACTIVE
     return {
       active: true,

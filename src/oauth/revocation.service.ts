@@ -1,4 +1,5 @@
-import type { GrantService } from '../grants/grant.service.js'
+import type { RefreshTokenService } from '../grants/refresh-token.service.js'
+import type { AccessTokenStatusService } from '../tokens/access-token-status.service.js'
 import type { AccessTokenVerifier } from '../tokens/access-token-verifier.js'
 import { looksLikeJwt } from './introspection.service.js'
 
@@ -8,13 +9,14 @@ import { looksLikeJwt } from './introspection.service.js'
  */
 export function createRevocationService(
   verifier: AccessTokenVerifier,
-  grants: Pick<GrantService, 'revokeRefreshTokenFamily' | 'denyAccessToken'>,
+  accessTokens: Pick<AccessTokenStatusService, 'denyAccessToken'>,
+  refreshTokens: Pick<RefreshTokenService, 'revokeRefreshTokenFamily'>,
 ) {
   /** A JWT we signed, unexpired and issued to this client: deny-list its jti until its exp. */
   async function revokeAccessToken(token: string, clientId: string): Promise<void> {
     const verified = await verifier.verify(token)
     if (!verified.ok || verified.claims.client_id !== clientId) return
-    await grants.denyAccessToken(verified.claims.jti, new Date(verified.claims.exp * 1000))
+    await accessTokens.denyAccessToken(verified.claims.jti, new Date(verified.claims.exp * 1000))
   }
 
   return {
@@ -24,7 +26,7 @@ export function createRevocationService(
      */
     async revoke(token: string, clientId: string): Promise<void> {
       if (looksLikeJwt(token)) await revokeAccessToken(token, clientId)
-      else await grants.revokeRefreshTokenFamily(token, clientId)
+      else await refreshTokens.revokeRefreshTokenFamily(token, clientId)
     },
   }
 }

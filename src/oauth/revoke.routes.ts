@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { unknownClient } from '../errors.js'
+import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
 import type { Services } from '../services.js'
 import { clientEndpointCors } from '../web/cors.js'
 import { identifyPublicClient } from './client-identification.js'
-import { requireClientId, requireParameter } from './token-grant.js'
-import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
+import { requireClientId } from './grant-types/grant-type.js'
 
 /**
  * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id (in the body or

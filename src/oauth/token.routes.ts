@@ -1,21 +1,21 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { OAuthError, invalidRequest } from '../errors.js'
+import { assertTokenMediaType, readTokenParameters, type TokenParameters } from '../input/token-parameters.js'
 import { clientEndpointCors } from '../web/cors.js'
-import { authorizationCodeGrant } from './authorization-code.grant.js'
 import { identifyPublicClient } from './client-identification.js'
-import { refreshTokenGrant } from './refresh-token.grant.js'
-import type { TokenGrant, TokenParameters, TokenServices } from './token-grant.js'
-import { assertTokenMediaType, readTokenParameters } from './token-parameters.js'
+import { authorizationCodeGrant } from './grant-types/authorization-code.js'
+import type { GrantType, TokenServices } from './grant-types/grant-type.js'
+import { refreshTokenGrant } from './grant-types/refresh-token.js'
 
-const GRANTS = new Map<string, TokenGrant>(
+const GRANTS = new Map<string, GrantType>(
   [authorizationCodeGrant, refreshTokenGrant].map((g) => [g.grantType, g]),
 )
 
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()]
 
 /** DESIGN §3: a request with a code and no grant_type is an authorization_code request. */
-function grantFor(params: TokenParameters): TokenGrant {
+function grantFor(params: TokenParameters): GrantType {
   const grantType = params.grant_type ?? (params.code !== undefined ? 'authorization_code' : undefined)
   if (grantType === undefined) throw invalidRequest('grant_type is required.')
   const grant = GRANTS.get(grantType)

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { ALL_SCOPES } from '../lib/scopes.js'
-import { MAX_PARAMETER_LENGTH, MAX_PARAMETERS } from '../web/parameters.js'
+import { MAX_PARAMETER_LENGTH, MAX_PARAMETERS } from '../input/parameters.js'
 
 /**
  * The pieces route groups describe their operations with (each group's `*.openapi.ts`, beside its

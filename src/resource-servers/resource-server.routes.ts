@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
-import { parseOrProblem } from '../web/parse.js'
+import { parseOrProblem } from '../input/parse-or-problem.js'
 import { newResourceServerSchema } from './resource-server.service.js'
 
 /** Admin API: register resource servers (introspection credentials; the secret is shown once). */

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Database } from '../db/database.js'
-import { constantTimeEqual, randomToken, sha256 } from '../lib/secrets.js'
+import { newResourceServerId, newSecret } from '../lib/identifiers.js'
+import { constantTimeEqual, sha256 } from '../lib/secrets.js'
 import {
   findResourceServerSecretHash,
   insertResourceServer,
@@ -45,9 +46,9 @@ export function createResourceServerService(db: Kysely<Database>) {
     async createResourceServer(
       input: z.output<typeof newResourceServerSchema>,
     ): Promise<ResourceServer & { secret: string }> {
-      const secret = randomToken(32)
+      const secret = newSecret()
       const server = await insertResourceServer(db, {
-        id: `rs_${randomToken(12)}`,
+        id: newResourceServerId(),
         name: input.name,
         secretHash: sha256(secret),
       })

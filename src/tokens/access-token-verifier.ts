@@ -1,32 +1,17 @@
 import { verify } from 'node:crypto'
 import type { Config } from '../config.js'
+import {
+  type AccessTokenFailure,
+  isAccessTokenType,
+  readAccessTokenClaims,
+  type SignedAccessTokenClaims,
+} from '@linkauth/resource/token-contract'
 import { type Clock, epochSeconds } from '../lib/clock.js'
-import { UUID_PATTERN } from '../lib/secrets.js'
 import type { VerificationKey } from './signing-key.service.js'
 
-/** The claims of an access token we signed (RFC 9068), checked for shape. */
-export interface AccessTokenClaims {
-  iss: string
-  sub: string
-  aud: string | string[]
-  exp: number
-  iat: number
-  jti: string
-  client_id: string
-  scope: string
-  grant_id: string
-  family_id: string
-}
-
-/**
- * Why a token is not a live access token of ours. Each failure has its own stable code (after
- * jose's errors) so that callers can tell "expired" (revocation ignores it) from "not ours".
- */
-export type AccessTokenFailure = 'malformed' | 'unknown_key' | 'bad_signature' | 'wrong_issuer' | 'expired'
-
 export type AccessTokenVerification =
-  | { ok: true; claims: AccessTokenClaims }
-  | { ok: false; reason: AccessTokenFailure; claims?: AccessTokenClaims }
+  | { ok: true; claims: SignedAccessTokenClaims }
+  | { ok: false; reason: AccessTokenFailure; claims?: SignedAccessTokenClaims }
 
 export interface VerificationKeys {
   verificationKey(kid: string): Promise<VerificationKey | undefined>
@@ -55,34 +40,6 @@ function decodeJson(segment: string): Record<string, unknown> | undefined {
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0
-const isInteger = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v)
-
-function asClaims(payload: Record<string, unknown>): AccessTokenClaims | undefined {
-  const p = payload
-  const audOk = isString(p.aud) || (Array.isArray(p.aud) && p.aud.every(isString))
-  if (
-    !isString(p.iss) ||
-    !isString(p.sub) ||
-    !audOk ||
-    !isInteger(p.exp) ||
-    !isInteger(p.iat) ||
-    !isString(p.jti) ||
-    !UUID_PATTERN.test(p.jti) ||
-    !isString(p.client_id) ||
-    typeof p.scope !== 'string' ||
-    !isString(p.grant_id) ||
-    !UUID_PATTERN.test(p.grant_id) ||
-    !isString(p.family_id) ||
-    !UUID_PATTERN.test(p.family_id)
-  )
-    return undefined
-  return p as unknown as AccessTokenClaims
-}
-
-/** RFC 9068 §2.1: typ "at+jwt" (the media type application/at+jwt, prefix optional, any case). */
-function isAccessTokenType(typ: unknown): boolean {
-  return typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ)
-}
 
 function isValidSignature(key: VerificationKey, signingInput: string, signature: string): boolean {
   try {
@@ -110,16 +67,16 @@ export function createAccessTokenVerifier(
   options: { cacheSize?: number } = {},
 ) {
   const cacheSize = options.cacheSize ?? VERIFIED_CACHE_MAX
-  const verified = new Map<string, AccessTokenClaims>()
+  const verified = new Map<string, SignedAccessTokenClaims>()
 
-  function remember(token: string, claims: AccessTokenClaims): void {
+  function remember(token: string, claims: SignedAccessTokenClaims): void {
     if (cacheSize <= 0) return
     if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!)
     verified.set(token, claims)
   }
 
-  function checkExpiry(claims: AccessTokenClaims): AccessTokenVerification {
-    if (claims.exp <= epochSeconds(clock.now())) return { ok: false, reason: 'expired', claims }
+  function checkExpiry(claims: SignedAccessTokenClaims): AccessTokenVerification {
+    if (claims.exp <= epochSeconds(clock.now())) return { ok: false, reason: 'token_expired', claims }
     return { ok: true, claims }
   }
 
@@ -127,21 +84,23 @@ export function createAccessTokenVerifier(
     async verify(token: string): Promise<AccessTokenVerification> {
       const known = verified.get(token)
       if (known) return checkExpiry(known)
-      if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed' }
+      if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed_token' }
       const parts = token.split('.')
-      if (parts.length !== 3) return { ok: false, reason: 'malformed' }
+      if (parts.length !== 3) return { ok: false, reason: 'malformed_token' }
       const [headerPart, payloadPart, signaturePart] = parts as [string, string, string]
       const header = decodeJson(headerPart)
-      if (!header || !isAccessTokenType(header.typ) || !isString(header.kid) || !isString(header.alg))
-        return { ok: false, reason: 'malformed' }
+      if (!header || !isString(header.kid) || !isString(header.alg))
+        return { ok: false, reason: 'malformed_token' }
+      if (!isAccessTokenType(header.typ)) return { ok: false, reason: 'wrong_type' }
       const key = await keys.verificationKey(header.kid)
       if (!key) return { ok: false, reason: 'unknown_key' }
       if (key.alg !== header.alg) return { ok: false, reason: 'bad_signature' }
       if (!isValidSignature(key, `${headerPart}.${payloadPart}`, signaturePart))
         return { ok: false, reason: 'bad_signature' }
       const payload = decodeJson(payloadPart)
-      const claims = payload && asClaims(payload)
-      if (!claims) return { ok: false, reason: 'malformed' }
+      if (!payload) return { ok: false, reason: 'malformed_token' }
+      const claims = readAccessTokenClaims(payload)
+      if (!claims) return { ok: false, reason: 'invalid_claims' }
       if (claims.iss !== config.issuer) return { ok: false, reason: 'wrong_issuer' }
       const result = checkExpiry(claims)
       if (result.ok) remember(token, claims)

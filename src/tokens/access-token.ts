@@ -1,6 +1,7 @@
-import { randomUUID, sign, type KeyObject } from 'node:crypto'
+import { sign, type KeyObject } from 'node:crypto'
 import type { Config } from '../config.js'
 import { addSeconds, type Clock, epochSeconds } from '../lib/clock.js'
+import { newUuid } from '../lib/identifiers.js'
 import { formatScopes } from '../lib/scopes.js'
 import type { SigningAlg } from './key-material.js'
 
@@ -59,7 +60,7 @@ export function createAccessTokenService(
     issueAccessToken(subject: AccessTokenSubject): IssuedAccessToken {
       const now = clock.now()
       const expiresAt = addSeconds(now, config.accessTokenTtl)
-      const jti = randomUUID()
+      const jti = newUuid()
       const accessToken = signJwt(
         { typ: 'at+jwt' },
         {

@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { DatabaseUnavailableError } from '../errors.js'
 import type { Clock } from '../lib/clock.js'
+import { isBase64url256Bits } from '../lib/identifiers.js'
 import type { ActiveSigningKey } from './access-token.js'
 import { decryptPrivateKey, encryptPrivateKey, parseKeyEncryptionKey } from './key-encryption.js'
 import { generateSigningKey, loadPrivateKey, type SigningAlg } from './key-material.js'
@@ -40,9 +41,6 @@ export interface VerificationKey {
   alg: SigningAlg
   publicKey: KeyObject
 }
-
-/** A kid is a base64url RFC 7638 thumbprint (43 characters); anything else is looked up nowhere. */
-const KID_PATTERN = /^[A-Za-z0-9_-]{43}$/
 
 export interface SigningKeyDeps {
   db: Kysely<Database>
@@ -181,7 +179,8 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
      */
     async verificationKey(kid: string): Promise<VerificationKey | undefined> {
       const known = verificationKeys.get(kid)
-      if (known || !KID_PATTERN.test(kid)) return known
+      // A kid is a base64url RFC 7638 thumbprint; anything else is looked up nowhere.
+      if (known || !isBase64url256Bits(kid)) return known
       const stored = await findPublishedSigningKey(db, kid, publishedCutoff())
       if (!stored) return undefined
       const key = toVerificationKey(stored)

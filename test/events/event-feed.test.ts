@@ -29,7 +29,10 @@ async function revokeAccessTokens(n: number): Promise<string[]> {
   for (let i = 0; i < n; i++) {
     const tokens = await exchangeCode(t, party)
     const claims = jwtClaims(tokens.access_token)
-    await t.services.grants.denyAccessToken(String(claims.jti), new Date(Number(claims.exp) * 1000))
+    await t.services.accessTokenStatus.denyAccessToken(
+      String(claims.jti),
+      new Date(Number(claims.exp) * 1000),
+    )
     jtis.push(String(claims.jti))
     clock.advance(1) // the test clock stands still: one second apart, they have an order
   }

@@ -1,4 +1,4 @@
-import { createResourceVerifier, type ResourceVerifierOptions } from 'linkauth/resource'
+import { createResourceVerifier, type ResourceVerifierOptions } from '@linkauth/resource'
 import { signJwt } from '../../src/tokens/access-token.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { exchangeCode, jwtClaims, type Party } from './fixtures.js'

@@ -145,7 +145,7 @@ describe('refresh families past the replay horizon', () => {
       clientId: claims.client_id!,
       userId: claims.sub!,
     }
-    expect(await t.services.grants.isAccessTokenLive(reference)).toBe(false)
+    expect(await t.services.accessTokenStatus.isAccessTokenLive(reference)).toBe(false)
     // An expired family's deletion is no revocation: no event for resource servers.
     const events = await t.database.db
       .selectFrom('revocation_events')

@@ -25,11 +25,7 @@ import {
 import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
-import {
-  areAccessTokensLive,
-  denyAccessToken,
-  findRefreshTokenRecords,
-} from '../../src/grants/token-status.repository.js'
+import { findRefreshTokenRecords } from '../../src/grants/refresh-token.repository.js'
 import {
   type Counts,
   type Cutoffs,
@@ -37,6 +33,7 @@ import {
   type HousekeepingStep,
   inLockedBatch,
 } from '../../src/housekeeping/housekeeping.repository.js'
+import { areAccessTokensLive, denyAccessToken } from '../../src/tokens/access-token-status.repository.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { insertPendingAuthorization } from '../../src/oauth/pending-authorization.repository.js'
 import {

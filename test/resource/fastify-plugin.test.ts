@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify'
-import { createResourceVerifier, linkauthResource, type ResourceVerifier } from 'linkauth/resource'
+import { createResourceVerifier, linkauthResource, type ResourceVerifier } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createParty } from '../helpers/fixtures.js'
 import {

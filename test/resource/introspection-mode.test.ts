@@ -1,4 +1,4 @@
-import { createResourceVerifier, VerifierUnavailableError } from 'linkauth/resource'
+import { createResourceVerifier, VerifierUnavailableError } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createParty, type Party } from '../helpers/fixtures.js'
 import {

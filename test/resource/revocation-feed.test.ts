@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { createResourceVerifier, type ResourceVerifier } from 'linkauth/resource'
+import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminHeaders } from '../helpers/app.js'
 import { hiddenField } from '../helpers/browser.js'

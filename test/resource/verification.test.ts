@@ -5,7 +5,7 @@ import {
   InvalidRequestError,
   InvalidTokenError,
   type ResourceVerifier,
-} from 'linkauth/resource'
+} from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminHeaders } from '../helpers/app.js'
 import { createParty, jwtClaims, type Party } from '../helpers/fixtures.js'

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { boundedSignal } from '../../src/resource/http.js'
+import { boundedSignal } from '../../packages/resource/src/http.js'
 
 // The garbage collector on demand, without starting node with --expose-gc.
 setFlagsFromString('--expose-gc')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_PARAMETER_LENGTH, MAX_PARAMETERS, parseParameters } from '../../src/web/parameters.js'
+import { MAX_PARAMETER_LENGTH, MAX_PARAMETERS, parseParameters } from '../../src/input/parameters.js'
 import { waitText } from '../../src/web/pages/rate-limited.page.js'
 
 describe('parseParameters (query strings and form bodies)', () => {

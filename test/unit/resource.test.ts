@@ -1,16 +1,20 @@
 import { createServer, type Server } from 'node:http'
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bearerToken } from '../../src/resource/authorization-header.js'
+import { bearerToken } from '../../packages/resource/src/authorization-header.js'
 import {
   InsufficientScopeError,
   InvalidRequestError,
   InvalidTokenError,
   VerifierUnavailableError,
-} from '../../src/resource/errors.js'
-import { createJwksCache, type JwksCache } from '../../src/resource/jwks-cache.js'
-import { createRevocationSet } from '../../src/resource/revocation-set.js'
-import { readRevocationEvent, SetError, SetKeyUnknownError } from '../../src/resource/security-event.js'
+} from '../../packages/resource/src/errors.js'
+import { createJwksCache, type JwksCache } from '../../packages/resource/src/jwks-cache.js'
+import { createRevocationSet } from '../../packages/resource/src/revocation-set.js'
+import {
+  readRevocationEvent,
+  SetError,
+  SetKeyUnknownError,
+} from '../../packages/resource/src/security-event.js'
 
 describe('WWW-Authenticate challenges (RFC 6750 §3)', () => {
   it('quote the realm and drop characters a quoted value may not hold', () => {

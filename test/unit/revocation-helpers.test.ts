@@ -73,12 +73,12 @@ describe('access token verifier', () => {
   })
 
   it.each([
-    ['no typ', sign({}), 'malformed'],
-    ['typ JWT', sign({ typ: 'JWT' }), 'malformed'],
-    ['a claim missing', sign({ typ: 'at+jwt' }, { ...claims, grant_id: undefined }), 'malformed'],
-    ['a jti that is no UUID', sign({ typ: 'at+jwt' }, { ...claims, jti: 'x' }), 'malformed'],
+    ['no typ', sign({}), 'wrong_type'],
+    ['typ JWT', sign({ typ: 'JWT' }), 'wrong_type'],
+    ['a claim missing', sign({ typ: 'at+jwt' }, { ...claims, grant_id: undefined }), 'invalid_claims'],
+    ['a jti that is no UUID', sign({ typ: 'at+jwt' }, { ...claims, jti: 'x' }), 'invalid_claims'],
     ['another issuer', sign({ typ: 'at+jwt' }, { ...claims, iss: 'https://other.example' }), 'wrong_issuer'],
-    ['expired', sign({ typ: 'at+jwt' }, { ...claims, exp: now }), 'expired'],
+    ['expired', sign({ typ: 'at+jwt' }, { ...claims, exp: now }), 'token_expired'],
   ] as const)('refuses %s', async (_name, token, reason) => {
     expect(await verifier.verify(token)).toMatchObject({ ok: false, reason })
   })

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
-import { linkauthResource, type ResourceVerifier } from 'linkauth/resource'
+import { linkauthResource, type ResourceVerifier } from '@linkauth/resource'
 import type { LinksDatabase } from './db/database.js'
 import { linkInputSchemas } from './links/link-input.js'
 import { linkRoutes } from './links/link.routes.js'

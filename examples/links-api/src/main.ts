@@ -1,4 +1,4 @@
-import { createResourceVerifier, type ResourceVerifier } from 'linkauth/resource'
+import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { type Logger, pino } from 'pino'
 import { buildLinksApp } from './app.js'
 import { connectLinksDatabase } from './db/connect.js'

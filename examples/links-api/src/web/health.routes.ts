@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { type Kysely, sql } from 'kysely'
-import type { ResourceVerifier } from 'linkauth/resource'
+import type { ResourceVerifier } from '@linkauth/resource'
 import type { LinksDatabase } from '../db/database.js'
 
 /** Liveness, and readiness with how tokens are verified right now (local, fallback or introspection) and the verifier's counters. */

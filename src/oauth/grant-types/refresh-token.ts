@@ -1,12 +1,7 @@
-import { invalidScope, OAuthError, unknownClient } from '../errors.js'
-import { isKnownScope, parseScopeParameter } from '../lib/scopes.js'
-import {
-  requireClientId,
-  requireParameter,
-  type TokenGrant,
-  type TokenParameters,
-  tokenResponse,
-} from './token-grant.js'
+import { invalidScope, OAuthError, unknownClient } from '../../errors.js'
+import { isKnownScope, parseScopeParameter } from '../../lib/scopes.js'
+import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
+import { type GrantType, requireClientId, tokenResponse } from './grant-type.js'
 
 function requestedScopes(params: TokenParameters): string[] | undefined {
   if (params.scope === undefined) return undefined
@@ -17,14 +12,14 @@ function requestedScopes(params: TokenParameters): string[] | undefined {
 }
 
 /** RFC 6749 §6: refresh_token + client_id (+ a narrower scope), rotating the token. */
-export const refreshTokenGrant: TokenGrant = {
+export const refreshTokenGrant: GrantType = {
   grantType: 'refresh_token',
   async handle(params, services) {
     const refreshToken = requireParameter(params, 'refresh_token')
     const clientId = requireClientId(params)
     const scopes = requestedScopes(params)
     try {
-      const issued = await services.grants.rotateRefreshToken({ refreshToken, clientId, scopes })
+      const issued = await services.refreshTokens.rotateRefreshToken({ refreshToken, clientId, scopes })
       return tokenResponse(services, issued)
     } catch (err) {
       // The client is looked up only on failure: a disabled client's grants are already revoked,

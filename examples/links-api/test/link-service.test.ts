@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  InvalidRequestError,
-  LinkNotFoundError,
-  SlugTakenError,
-} from '../../examples/links-api/src/errors.js'
-import { linkInputSchemas, type NewLink } from '../../examples/links-api/src/links/link-input.js'
-import { createLinkService, type LinkService } from '../../examples/links-api/src/links/link.service.js'
-import { RANDOM_SLUG_LENGTH, SLUG_PATTERN } from '../../examples/links-api/src/links/slug.js'
-import { parseInput } from '../../examples/links-api/src/web/parse.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
+import { InvalidRequestError, LinkNotFoundError, SlugTakenError } from '../src/errors.js'
+import { linkInputSchemas, type NewLink } from '../src/links/link-input.js'
+import { createLinkService, type LinkService } from '../src/links/link.service.js'
+import { RANDOM_SLUG_LENGTH, SLUG_PATTERN } from '../src/links/slug.js'
+import { parseInput } from '../src/web/parse.js'
+import { createTestClock, type TestClock } from '../../../test/helpers/clock.js'
+import { createTestDatabase, type TestDatabase } from '../../../test/helpers/database.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
 
 const PUBLIC_URL = 'https://sho.rt'

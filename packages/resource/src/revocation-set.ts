@@ -1,4 +1,4 @@
-import type { AccessTokenClaims } from './access-token.js'
+import type { AccessTokenClaims } from './jwks-token-verifier.js'
 
 /** What a revocation event names; an access token carries one claim of each. */
 export type RevokedKind = 'grant_id' | 'family_id' | 'jti' | 'client_id'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { AccessTokenClaims } from './access-token.js'
+import type { AccessTokenClaims } from './jwks-token-verifier.js'
 import { queryTokenError } from './authorization-header.js'
 import { ResourceAuthError, VerifierUnavailableError } from './errors.js'
 import type { ResourceVerifier } from './resource-verifier.js'

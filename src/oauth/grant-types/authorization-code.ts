@@ -1,9 +1,11 @@
-import { invalidRequest } from '../errors.js'
-import { isValidCodeVerifier } from '../lib/pkce.js'
-import { requireClientId, requireParameter, type TokenGrant, tokenResponse } from './token-grant.js'
+import { invalidRequest } from '../../errors.js'
+import { hasNul } from '../../lib/identifiers.js'
+import { isValidCodeVerifier } from '../../lib/pkce.js'
+import { requireParameter } from '../../input/token-parameters.js'
+import { type GrantType, requireClientId, tokenResponse } from './grant-type.js'
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
-export const authorizationCodeGrant: TokenGrant = {
+export const authorizationCodeGrant: GrantType = {
   grantType: 'authorization_code',
   async handle(params, services) {
     const code = requireParameter(params, 'code')
@@ -13,7 +15,7 @@ export const authorizationCodeGrant: TokenGrant = {
     if (!isValidCodeVerifier(codeVerifier))
       throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~".')
     // No registered redirect URI contains a NUL, and PostgreSQL cannot compare a string that does.
-    if (params.redirect_uri?.includes('\u0000'))
+    if (params.redirect_uri !== undefined && hasNul(params.redirect_uri))
       throw invalidRequest('redirect_uri is not the URI the code was issued for.')
     // The client (registered, enabled, its scopes) is checked by the redemption's one statement.
     const issued = await services.grants.redeemAuthorizationCode({

@@ -1,4 +1,4 @@
-import { type AccessTokenClaims, createAccessTokenVerifier } from './access-token.js'
+import { type AccessTokenClaims, createJwksTokenVerifier } from './jwks-token-verifier.js'
 import { bearerToken } from './authorization-header.js'
 import { InsufficientScopeError, invalidToken } from './errors.js'
 import { createEventStreamClient } from './event-stream-client.js'
@@ -104,7 +104,7 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
     )
   const jwks = createJwksCache(metadata.jwksUri, { fetch: fetchImpl, refetchFloorMs: floorMs, onError })
   await jwks.load()
-  const tokens = createAccessTokenVerifier({
+  const tokens = createJwksTokenVerifier({
     issuer: options.issuer,
     audience: options.audience,
     jwks,

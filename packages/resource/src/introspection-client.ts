@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { AccessTokenClaims } from './access-token.js'
+import type { AccessTokenClaims } from './jwks-token-verifier.js'
 import { invalidToken, VerifierUnavailableError } from './errors.js'
 import { basicAuthorization, type Fetch, jsonObject, REQUEST_TIMEOUT_MS } from './http.js'
 

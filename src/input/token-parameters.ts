@@ -1,8 +1,8 @@
 import { invalidRequest, OAuthError } from '../errors.js'
-import type { TokenParameters } from './token-grant.js'
+import { MAX_PARAMETER_LENGTH } from './parameters.js'
 
-/** Longer than any code, token, verifier (128) or client_id we issue; anything longer is not ours. */
-const MAX_PARAMETER_LENGTH = 2048
+/** The parameters of one token request: strings only, each at most once, empty ones dropped. */
+export type TokenParameters = Readonly<Record<string, string | undefined>>
 
 /** Parameter names we know, so that an error message never echoes a name an attacker chose. */
 const KNOWN = new Set([
@@ -47,4 +47,10 @@ export function readTokenParameters(body: unknown): TokenParameters {
     if (value !== '') params[name] = value
   }
   return params
+}
+
+export function requireParameter(params: TokenParameters, name: string): string {
+  const value = params[name]
+  if (value === undefined) throw invalidRequest(`${name} is required.`)
+  return value
 }

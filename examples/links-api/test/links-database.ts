@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
-import { connectLinksDatabase, linksDatabase } from '../../examples/links-api/src/db/connect.js'
-import type { LinksDatabase } from '../../examples/links-api/src/db/database.js'
-import { migrateLinksDatabase } from '../../examples/links-api/src/db/migrator.js'
-import type { TestDatabase } from '../helpers/database.js'
+import { connectLinksDatabase, linksDatabase } from '../src/db/connect.js'
+import type { LinksDatabase } from '../src/db/database.js'
+import { migrateLinksDatabase } from '../src/db/migrator.js'
+import type { TestDatabase } from '../../../test/helpers/database.js'
 
 export interface LinksTestDatabase {
   db: Kysely<LinksDatabase>

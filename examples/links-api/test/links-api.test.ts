@@ -1,20 +1,27 @@
 import type { FastifyInstance } from 'fastify'
-import { createResourceVerifier, type ResourceVerifier } from 'linkauth/resource'
+import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildLinksApp } from '../../examples/links-api/src/app.js'
-import { connectLinksDatabase } from '../../examples/links-api/src/db/connect.js'
-import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
-import { CHALLENGE, hiddenField, PASSWORD, REDIRECT_URI, seed, VERIFIER } from '../helpers/browser.js'
-import { createParty, exchangeCode, type Party } from '../helpers/fixtures.js'
-import { HttpBrowser } from '../helpers/http-browser.js'
-import { captureLogger, nowSeconds, requestsServed, resignedToken } from '../helpers/resource.js'
-import { freePort } from '../helpers/net.js'
-import { createResourceServer, type ResourceServerCredentials } from '../helpers/tokens.js'
+import { buildLinksApp } from '../src/app.js'
+import { connectLinksDatabase } from '../src/db/connect.js'
+import { adminHeaders, buildTestApp, type TestApp } from '../../../test/helpers/app.js'
+import {
+  CHALLENGE,
+  hiddenField,
+  PASSWORD,
+  REDIRECT_URI,
+  seed,
+  VERIFIER,
+} from '../../../test/helpers/browser.js'
+import { createParty, exchangeCode, type Party } from '../../../test/helpers/fixtures.js'
+import { HttpBrowser } from '../../../test/helpers/http-browser.js'
+import { captureLogger, nowSeconds, requestsServed, resignedToken } from '../../../test/helpers/resource.js'
+import { freePort } from '../../../test/helpers/net.js'
+import { createResourceServer, type ResourceServerCredentials } from '../../../test/helpers/tokens.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
 
 /**
  * Both services over real HTTP: the authorization server (with its revocation feed) and the links
- * API, which verifies tokens with linkauth/resource, on the same test database in its own schema.
+ * API, which verifies tokens with @linkauth/resource, on the same test database in its own schema.
  */
 let t: TestApp
 let issuer: string

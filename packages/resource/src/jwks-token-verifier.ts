@@ -1,13 +1,13 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose'
-import type { AccessTokenClaims as SignedClaims } from '../tokens/access-token-verifier.js'
 import { invalidToken, type ResourceAuthError, VerifierUnavailableError } from './errors.js'
 import { type JwksCache, SIGNATURE_ALGORITHMS } from './jwks-cache.js'
+import { ACCESS_TOKEN_TYPE, readAccessTokenClaims, type SignedAccessTokenClaims } from './token-contract.js'
 
 /**
  * The claims of a linkauth access token (RFC 9068) as the server signs them, checked for presence
  * and type, with `scope` (space-separated) also split into `scopes`.
  */
-export interface AccessTokenClaims extends SignedClaims {
+export interface AccessTokenClaims extends SignedAccessTokenClaims {
   scopes: string[]
 }
 
@@ -23,41 +23,14 @@ const MAX_TOKEN_LENGTH = 8192
  */
 const VERIFIED_CACHE_MAX = 10_000
 
-const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0
-const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-
-function asClaims(p: JWTPayload): AccessTokenClaims {
-  const audOk = isText(p.aud) || (Array.isArray(p.aud) && p.aud.length > 0 && p.aud.every(isText))
-  const ok =
-    isText(p.iss) &&
-    isText(p.sub) &&
-    audOk &&
-    isTime(p.exp) &&
-    isTime(p.iat) &&
-    isText(p.jti) &&
-    isText(p.client_id) &&
-    typeof p.scope === 'string' &&
-    isText(p.grant_id) &&
-    isText(p.family_id)
-  if (!ok)
+function asClaims(payload: JWTPayload): AccessTokenClaims {
+  const signed = readAccessTokenClaims(payload)
+  if (!signed)
     throw invalidToken(
       'invalid_claims',
       'The access token lacks a required claim or has one of the wrong type.',
     )
-  const scope = p.scope as string
-  return Object.freeze({
-    iss: p.iss!,
-    sub: p.sub!,
-    aud: p.aud!,
-    exp: p.exp!,
-    iat: p.iat!,
-    jti: p.jti!,
-    client_id: p.client_id as string,
-    scope,
-    scopes: scope === '' ? [] : scope.split(' '),
-    grant_id: p.grant_id as string,
-    family_id: p.family_id as string,
-  }) as AccessTokenClaims
+  return Object.freeze({ ...signed, scopes: signed.scope === '' ? [] : signed.scope.split(' ') })
 }
 
 /** exp, and iat not in the future, each with the leeway (jose checks exp and nbf; iat is ours). */
@@ -102,7 +75,7 @@ function fromJoseError(err: unknown): ResourceAuthError {
   return new VerifierUnavailableError()
 }
 
-export interface AccessTokenVerifierOptions {
+export interface JwksTokenVerifierOptions {
   issuer: string
   audience: string
   jwks: JwksCache
@@ -115,7 +88,7 @@ export interface AccessTokenVerifierOptions {
  * asymmetric alg of a published key, the signature, iss, aud, exp/nbf/iat with leeway, and every
  * required claim present with its type.
  */
-export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
+export function createJwksTokenVerifier(options: JwksTokenVerifierOptions) {
   const verified = new Map<string, { claims: AccessTokenClaims; generation: number }>()
   const leeway = options.clockToleranceSeconds
   const nowSeconds = () => Math.floor(options.now().getTime() / 1000)
@@ -129,7 +102,7 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
     if (token.length > MAX_TOKEN_LENGTH)
       throw invalidToken('malformed_token', 'The access token is malformed.')
     const payload = await jwtVerify(token, options.jwks.getKey, {
-      typ: 'at+jwt',
+      typ: ACCESS_TOKEN_TYPE,
       algorithms: [...SIGNATURE_ALGORITHMS],
       issuer: options.issuer,
       audience: options.audience,
@@ -160,4 +133,4 @@ export function createAccessTokenVerifier(options: AccessTokenVerifierOptions) {
   }
 }
 
-export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>
+export type JwksTokenVerifier = ReturnType<typeof createJwksTokenVerifier>

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
-import { hiddenField } from '../helpers/browser.js'
-import { HttpBrowser } from '../helpers/http-browser.js'
-import { freePort } from '../helpers/net.js'
+import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../../test/helpers/app.js'
+import { hiddenField } from '../../../test/helpers/browser.js'
+import { HttpBrowser } from '../../../test/helpers/http-browser.js'
+import { freePort } from '../../../test/helpers/net.js'
 
 /**
  * `npm run links-api:demo` against an authorization server that is already running (so the demo

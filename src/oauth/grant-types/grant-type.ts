@@ -1,13 +1,14 @@
-import { invalidRequest, unknownClient } from '../errors.js'
-import { CLIENT_ID_PATTERN } from '../clients/client.service.js'
-import type { IssuedRefreshToken } from '../grants/grant.service.js'
-import { formatScopes } from '../lib/scopes.js'
-import type { Services } from '../services.js'
+import { unknownClient } from '../../errors.js'
+import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
+import type { IssuedRefreshToken } from '../../grants/grant.service.js'
+import { isClientId } from '../../lib/identifiers.js'
+import { formatScopes } from '../../lib/scopes.js'
+import type { Services } from '../../services.js'
 
-/** The parameters of one token request: strings only, each at most once, empty ones dropped. */
-export type TokenParameters = Readonly<Record<string, string | undefined>>
-
-export type TokenServices = Pick<Services, 'clients' | 'grants' | 'accessTokens' | 'metrics'>
+export type TokenServices = Pick<
+  Services,
+  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics'
+>
 
 /** RFC 6749 §5.1. */
 export interface TokenResponse {
@@ -19,15 +20,9 @@ export interface TokenResponse {
 }
 
 /** One grant type, in the manner of node-oidc-provider's lib/actions/grants/. */
-export interface TokenGrant {
+export interface GrantType {
   grantType: string
   handle(params: TokenParameters, services: TokenServices): Promise<TokenResponse>
-}
-
-export function requireParameter(params: TokenParameters, name: string): string {
-  const value = params[name]
-  if (value === undefined) throw invalidRequest(`${name} is required.`)
-  return value
 }
 
 /**
@@ -36,7 +31,7 @@ export function requireParameter(params: TokenParameters, name: string): string 
  */
 export function requireClientId(params: TokenParameters): string {
   const clientId = requireParameter(params, 'client_id')
-  if (!CLIENT_ID_PATTERN.test(clientId)) throw unknownClient()
+  if (!isClientId(clientId)) throw unknownClient()
   return clientId
 }
 

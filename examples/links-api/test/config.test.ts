@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { LinksConfigError, linksConfigSchema, loadLinksConfig } from '../../examples/links-api/src/config.js'
-import { tableAfter } from '../helpers/markdown.js'
+import { LinksConfigError, linksConfigSchema, loadLinksConfig } from '../src/config.js'
+import { tableAfter } from '../../../test/helpers/markdown.js'
 
 const credentials = { LINKS_RESOURCE_SERVER_ID: 'rs_abc', LINKS_RESOURCE_SERVER_SECRET: 's3cret-value' }
 

@@ -4,7 +4,10 @@ import { invalidRequest } from '../errors.js'
 
 /** More parameters than any endpoint reads (the most, GET /oauth/authorize, has 8). */
 export const MAX_PARAMETERS = 50
-/** Longer than any parameter we read (redirect_uri: 2000 characters); the token endpoint allows 2048. */
+/**
+ * Longer than any parameter we read (redirect_uri: 2000 characters; codes, tokens, verifiers and
+ * client ids far less), in a query, a form or a JSON body alike.
+ */
 export const MAX_PARAMETER_LENGTH = 4096
 
 /** Set on a parsed query or body that broke a limit; the preValidation hook answers 400 for it. */

@@ -1,0 +1,90 @@
+/**
+ * The contract of a linkauth access token (RFC 9068), in one place: the authorization server signs
+ * and introspects by it, and resource APIs verify by it. `@linkauth/resource/token-contract` exports
+ * it on its own so that the server needs nothing else of the toolkit.
+ */
+import type { ResourceAuthErrorCode } from './errors.js'
+
+/** The claims linkauth signs into every access token, as a verifier reads them back. */
+export interface SignedAccessTokenClaims {
+  iss: string
+  sub: string
+  aud: string | string[]
+  exp: number
+  iat: number
+  jti: string
+  client_id: string
+  scope: string
+  grant_id: string
+  family_id: string
+}
+
+/** RFC 9068 §2.1: the `typ` header of an access token. */
+export const ACCESS_TOKEN_TYPE = 'at+jwt'
+
+/**
+ * Why a token is not a valid access token, as a code a caller can switch on (after jose's errors).
+ * The server's own verifier answers a subset of the toolkit's codes, never codes of its own.
+ */
+export type AccessTokenFailure = Extract<
+  ResourceAuthErrorCode,
+  | 'malformed_token'
+  | 'unsupported_alg'
+  | 'unknown_key'
+  | 'bad_signature'
+  | 'wrong_type'
+  | 'wrong_issuer'
+  | 'wrong_audience'
+  | 'invalid_claims'
+  | 'token_expired'
+  | 'token_not_yet_valid'
+>
+
+/** jti, grant_id and family_id are UUIDs as PostgreSQL prints them (any version). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** A UUID as linkauth issues them: the ids a token names, and the ids of users and grants. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value)
+}
+
+/** RFC 9068 §2.1: typ "at+jwt" (the media type application/at+jwt, prefix optional, any case). */
+export function isAccessTokenType(typ: unknown): boolean {
+  return typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ)
+}
+
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0
+const isSeconds = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v)
+
+/**
+ * The contract's claims of a verified payload, each present with its type (copied, so nothing else
+ * of the payload travels on); undefined when one is missing or of the wrong type.
+ */
+export function readAccessTokenClaims(p: Record<string, unknown>): SignedAccessTokenClaims | undefined {
+  const audOk = isText(p.aud) || (Array.isArray(p.aud) && p.aud.length > 0 && p.aud.every(isText))
+  if (
+    !isText(p.iss) ||
+    !isText(p.sub) ||
+    !audOk ||
+    !isSeconds(p.exp) ||
+    !isSeconds(p.iat) ||
+    !isUuid(p.jti) ||
+    !isText(p.client_id) ||
+    typeof p.scope !== 'string' ||
+    !isUuid(p.grant_id) ||
+    !isUuid(p.family_id)
+  )
+    return undefined
+  return {
+    iss: p.iss,
+    sub: p.sub,
+    aud: p.aud as string | string[],
+    exp: p.exp,
+    iat: p.iat,
+    jti: p.jti,
+    client_id: p.client_id,
+    scope: p.scope,
+    grant_id: p.grant_id,
+    family_id: p.family_id,
+  }
+}

@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto'
+import { isUuid } from '@linkauth/resource/token-contract'
+import { randomToken } from './secrets.js'
+
+/**
+ * Every identifier and secret the service issues: how each is made, and how a presented one is
+ * recognised. A value of another shape names nothing of ours, so it is refused before any query
+ * (a malformed uuid or a NUL byte would make PostgreSQL fail the statement: a 500, not an answer).
+ */
+
+/** 256 random bits, base64url: 43 characters. SHA-256 digests and RFC 7638 thumbprints look the same. */
+const BASE64URL_256_BITS = /^[A-Za-z0-9_-]{43}$/
+/** 128 random bits, base64url: 22 characters. */
+const BASE64URL_128_BITS = /^[A-Za-z0-9_-]{22}$/
+/** The clients table's check: ours are 22 characters, older or imported ones may be 8 to 64. */
+const CLIENT_ID = /^[A-Za-z0-9_-]{8,64}$/
+
+/** Authorization codes, refresh tokens, sign-in session tokens, CSRF secrets, generated operator secrets. */
+export const newSecret = (): string => randomToken(32)
+/** The shape of newSecret(), of a SHA-256 digest (S256 code challenges) and of a key's kid. */
+export const isBase64url256Bits = (value: string): boolean => BASE64URL_256_BITS.test(value)
+
+/** client_id: 128 random bits; public, but not guessable. */
+export const newClientId = (): string => randomToken(16)
+export const isClientId = (value: string): boolean => CLIENT_ID.test(value)
+
+/** The id of a pending authorization request (sign-in, then consent) and of a known device. */
+export const newShortId = (): string => randomToken(16)
+export function isShortId(value: unknown): value is string {
+  return typeof value === 'string' && BASE64URL_128_BITS.test(value)
+}
+
+/** A resource server's id: a prefix an operator recognises, then 96 random bits. */
+export const newResourceServerId = (): string => `rs_${randomToken(12)}`
+
+/** Access-token jti and refresh-family ids; rows' own ids (users, grants, streams) come from PostgreSQL. */
+export const newUuid = (): string => randomUUID()
+export { isUuid }
+
+/** PostgreSQL text cannot hold NUL: a value with one is no identifier, URI or address of ours. */
+export const hasNul = (value: string): boolean => value.includes('\u0000')
