@@ -41,6 +41,8 @@ export interface PendingAuthorizationsTable {
   created_at: CreatedAt
   expires_at: Timestamp
   completed_at: NullableTimestamp
+  /** Resource identifiers (RFC 8707) named by the authorization request; empty: none (migration 0006). */
+  resources: ColumnType<string[], string[] | undefined, string[]>
   /** Set when a sign-in for this very request succeeds (migration 0002). */
   session_id: ColumnType<string | null, string | null | undefined, string | null>
 }
@@ -54,6 +56,8 @@ export interface GrantsTable {
   updated_at: ColumnType<Date, Date | undefined, Date>
   last_used_at: NullableTimestamp
   revoked_at: NullableTimestamp
+  /** Resource identifiers (RFC 8707) the user consented to, beside the scopes (migration 0006). */
+  resources: ColumnType<string[], string[] | undefined, string[]>
 }
 
 export interface AuthorizationCodesTable {
@@ -68,6 +72,8 @@ export interface AuthorizationCodesTable {
   expires_at: Timestamp
   consumed_at: NullableTimestamp
   family_id: string | null
+  /** Resource identifiers (RFC 8707) named by the authorization request; empty: none (migration 0006). */
+  resources: ColumnType<string[], string[] | undefined, string[]>
 }
 
 export interface RefreshFamiliesTable {
@@ -80,6 +86,8 @@ export interface RefreshFamiliesTable {
   expires_at: Timestamp
   revoked_at: NullableTimestamp
   revoked_reason: string | null
+  /** Resource identifiers (RFC 8707) named by the authorization request; empty: none (migration 0006). */
+  resources: ColumnType<string[], string[] | undefined, string[]>
 }
 
 export interface RefreshTokensTable {
@@ -112,6 +120,10 @@ export interface ResourceServersTable {
   secret_hash: string
   created_at: CreatedAt
   disabled_at: NullableTimestamp
+  /** The API's resource identifier (RFC 8707); null: registered before 0006, default audience. */
+  resource: ColumnType<string | null, string | null | undefined, string | null>
+  /** The scopes this API serves (migration 0006). */
+  scopes: ColumnType<string[], string[] | undefined, string[]>
 }
 
 export type RevocationEventType =
