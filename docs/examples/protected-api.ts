@@ -1,13 +1,14 @@
 /**
- * A resource API protecting its routes with @linkauth/resource: access tokens verified locally,
- * revocations pushed by the authorization server's event feed, RFC 6750 answers.
+ * A resource API protecting its routes with @linkauth/resource: access tokens for this API alone
+ * verified locally, revocations pushed by the authorization server's event feed, RFC 6750 answers,
+ * and its RFC 9728 metadata, so clients find the authorization server from the API.
  */
 import Fastify from 'fastify'
 import { createResourceVerifier, linkauthResource } from '@linkauth/resource'
 
 export interface ApiConfig {
   issuer: string // e.g. https://auth.example.com
-  audience: string // the `aud` of the service's access tokens: {issuer}/api unless the operator set another
+  resource: string // this API's resource identifier, as registered with linkauth, e.g. https://api.example.com/links
   resourceServerId: string // resource-server credentials, from the operator
   resourceServerSecret: string
 }
@@ -16,12 +17,13 @@ export async function buildApi(config: ApiConfig) {
   const app = Fastify({ logger: { level: 'warn' } })
   const verifier = await createResourceVerifier({
     issuer: config.issuer,
-    audience: config.audience,
+    resource: config.resource, // tokens whose aud is anything else are refused (invalid_token)
     credentials: { id: config.resourceServerId, secret: config.resourceServerSecret },
     logger: app.log, // mode switches (feed stale → introspection, and back) are logged here
   })
   app.addHook('onClose', () => verifier.close())
-  await app.register(linkauthResource, { verifier, realm: 'links' })
+  // Also serves GET /.well-known/oauth-protected-resource (and its path-suffixed form, RFC 9728 §3.1).
+  await app.register(linkauthResource, { verifier, realm: 'links', resourceName: 'Links API' })
 
   // A route names the scopes it needs; the plugin answers 401/403 before the handler runs.
   app.get('/links', { config: { scopes: ['links:read'] } }, async (request) => {

@@ -17,7 +17,7 @@ beforeAll(async () => {
   const rs = await createResourceServer(server.t)
   api = await buildApi({
     issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
+    resource: server.t.config.accessTokenAudience,
     resourceServerId: rs.id,
     resourceServerSecret: rs.secret,
   })
@@ -60,7 +60,18 @@ it('protects its routes: scopes, 401/403 answers, and a revocation seen at once'
 
   const anonymous = await call('/links')
   expect(anonymous.status).toBe(401)
-  expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="links"')
+  const metadataUrl = `${server.issuer}/.well-known/oauth-protected-resource/api`
+  expect(anonymous.headers.get('www-authenticate')).toBe(
+    `Bearer realm="links", resource_metadata="${metadataUrl}"`,
+  )
+  const metadata = await call(new URL(metadataUrl).pathname)
+  expect(await metadata.json()).toEqual({
+    resource: server.t.config.accessTokenAudience,
+    authorization_servers: [server.issuer],
+    scopes_supported: ['links:read', 'links:write'],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Links API',
+  })
 
   await revokeRequest(server.t, { token, client_id: reader.client.id })
   const refused = await waitFor(async () => {

@@ -41,7 +41,7 @@ export function jwksOnlyVerifier(
 ) {
   return createResourceVerifier({
     issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
+    resource: server.t.config.accessTokenAudience,
     revocationFeed: false,
     ...options,
   })

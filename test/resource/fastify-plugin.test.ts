@@ -17,6 +17,8 @@ let server: ListeningAuthServer
 let verifier: ResourceVerifier
 let api: FastifyInstance
 let base: string
+/** Where the plugin says the API's metadata is (RFC 9728 §3.1): the resource here is `<issuer>/api`. */
+let metadataUrl: string
 let readToken: string
 let writeToken: string
 let userId: string
@@ -38,6 +40,8 @@ beforeAll(async () => {
   })
   api.get('/me', { config: { scopes: [] } }, async (request) => ({ client_id: request.auth!.client_id }))
   base = await api.listen({ port: 0, host: '127.0.0.1' })
+  metadataUrl = `${server.issuer}/.well-known/oauth-protected-resource/api`
+  expect(verifier.resource).toBe(`${server.issuer}/api`)
 
   const reader = await createParty(server.t, { grantScopes: ['links:read'] })
   userId = reader.userId
@@ -85,10 +89,10 @@ describe('linkauthResource', () => {
     expect((await call('/me', { authorization: `Bearer ${readToken}` })).status).toBe(200)
   })
 
-  it('no token: 401 with a bare challenge and the realm', async () => {
+  it('no token: 401 with a challenge of the realm and the metadata URL alone', async () => {
     const res = await call('/links')
     expect(res.status).toBe(401)
-    expect(res.challenge).toBe('Bearer realm="links"')
+    expect(res.challenge).toBe(`Bearer realm="links", resource_metadata="${metadataUrl}"`)
     expect(res.json()).toMatchObject({ error: 'invalid_token' })
   })
 
@@ -96,7 +100,7 @@ describe('linkauthResource', () => {
     const res = await call('/links', { authorization: 'Bearer' })
     expect(res.status).toBe(400)
     expect(res.challenge).toMatch(
-      /^Bearer realm="links", error="invalid_request", error_description="[^"]+"$/,
+      /^Bearer realm="links", resource_metadata="[^"]+", error="invalid_request", error_description="[^"]+"$/,
     )
     expect(res.json()).toMatchObject({ error: 'invalid_request' })
   })
@@ -115,7 +119,7 @@ describe('linkauthResource', () => {
     const res = await call('/links', { authorization: `Bearer ${forged}` })
     expect(res.status).toBe(401)
     expect(res.challenge).toBe(
-      'Bearer realm="links", error="invalid_token", error_description="The access token is not meant for this API."',
+      `Bearer realm="links", resource_metadata="${metadataUrl}", error="invalid_token", error_description="The access token is not meant for this API."`,
     )
     expect(res.json()).toEqual({
       error: 'invalid_token',
@@ -133,7 +137,7 @@ describe('linkauthResource', () => {
     })
     expect(res.status).toBe(403)
     expect(res.challenge).toBe(
-      'Bearer realm="links", error="insufficient_scope", error_description="The access token does not grant every scope this request needs.", scope="links:write"',
+      `Bearer realm="links", resource_metadata="${metadataUrl}", error="insufficient_scope", error_description="The access token does not grant every scope this request needs.", scope="links:write"`,
     )
     expect(res.json()).toMatchObject({ error: 'insufficient_scope' })
     expect(handled).toEqual([])
@@ -150,7 +154,7 @@ describe('linkauthResource', () => {
   it('a token that cannot be checked now (introspection unreachable): 503 with Retry-After', async () => {
     const introspecting = await createResourceVerifier({
       issuer: server.issuer,
-      audience: server.t.config.accessTokenAudience,
+      resource: server.t.config.accessTokenAudience,
       mode: 'introspection',
       credentials: await createResourceServer(server.t),
       logger: { info: () => {}, warn: () => {}, error: () => {} },
@@ -172,6 +176,125 @@ describe('linkauthResource', () => {
       server.proxy.restore()
       await other.close()
       await introspecting.close()
+    }
+  })
+})
+
+describe('every 401 names the metadata document (RFC 9728 §5.1)', () => {
+  const expired = () => resignedToken(server.t, readToken, { exp: Math.floor(Date.now() / 1000) - 60 })
+  const otherApi = () => resignedToken(server.t, readToken, { aud: 'https://commerce.example.com/api' })
+  const bothApis = () =>
+    resignedToken(server.t, readToken, { aud: [verifier.resource, 'https://commerce.example.com/api'] })
+  it.each([
+    ['missing token', () => undefined, undefined],
+    ['another scheme', () => 'Basic dXNlcjpwYXNz', undefined],
+    ['a token that is not a JWT', () => 'Bearer not-a-jwt', 'The access token is malformed.'],
+    ['a token for another API', () => `Bearer ${otherApi()}`, 'The access token is not meant for this API.'],
+    [
+      'a token for this API and another',
+      () => `Bearer ${bothApis()}`,
+      'The access token is not meant for this API.',
+    ],
+    ['an expired token', () => `Bearer ${expired()}`, 'The access token has expired.'],
+  ])('%s', async (_case, authorization, description) => {
+    const res = await call('/links', { authorization: authorization() })
+    expect(res.status).toBe(401)
+    expect(res.challenge).toBe(
+      description === undefined
+        ? `Bearer realm="links", resource_metadata="${metadataUrl}"`
+        : `Bearer realm="links", resource_metadata="${metadataUrl}", error="invalid_token", error_description="${description}"`,
+    )
+    expect(res.json()).toMatchObject({ error: 'invalid_token' })
+  })
+
+  it('and the URL it names serves the document whose resource is the verifier’s, exactly', async () => {
+    const res = await fetch(metadataUrl.replace(server.issuer, base))
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(await res.json()).toEqual({
+      resource: `${server.issuer}/api`,
+      authorization_servers: [server.issuer],
+      // Not given as an option: the scopes the routes declare, in the order they appear.
+      scopes_supported: ['links:read', 'links:write'],
+      bearer_methods_supported: ['header'],
+    })
+    // The bare well-known path serves the same document (RFC 9728 §3: the default location).
+    const bare = await fetch(`${base}/.well-known/oauth-protected-resource`)
+    expect(await bare.json()).toMatchObject({ resource: `${server.issuer}/api` })
+  })
+})
+
+describe('the RFC 9728 examples', () => {
+  /** An API of the RFC's example host, with this authorization server's tokens signed for it. */
+  async function exampleApi(resource: string, options: { resourceName?: string; realm?: string } = {}) {
+    const v = await jwksOnlyVerifier(server, { resource })
+    const app = Fastify()
+    await app.register(linkauthResource, {
+      verifier: v,
+      scopesSupported: ['profile', 'email', 'phone'],
+      ...options,
+    })
+    app.get('/resource1/items', { config: { scopes: ['profile'] } }, async () => ({ ok: true }))
+    return {
+      app,
+      async close() {
+        await app.close()
+        await v.close()
+      },
+    }
+  }
+
+  it('§3.2 and §5.1: a resource without a path', async () => {
+    const { app, close } = await exampleApi('https://resource.example.com', { resourceName: 'Example API' })
+    try {
+      const refused = await app.inject({ url: '/resource1/items' })
+      expect(refused.statusCode).toBe(401)
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer resource_metadata="https://resource.example.com/.well-known/oauth-protected-resource"',
+      )
+      const doc = await app.inject({ url: '/.well-known/oauth-protected-resource' })
+      expect(doc.statusCode).toBe(200)
+      expect(doc.json()).toEqual({
+        resource: 'https://resource.example.com',
+        authorization_servers: [server.issuer],
+        scopes_supported: ['profile', 'email', 'phone'],
+        bearer_methods_supported: ['header'],
+        resource_name: 'Example API',
+      })
+
+      const token = resignedToken(server.t, readToken, {
+        aud: 'https://resource.example.com',
+        scope: 'profile',
+      })
+      const ok = await app.inject({ url: '/resource1/items', headers: { authorization: `Bearer ${token}` } })
+      expect(ok.statusCode).toBe(200)
+    } finally {
+      await close()
+    }
+  })
+
+  it('§3.1: a resource with a path is described at the well-known string inserted before the path', async () => {
+    const { app, close } = await exampleApi('https://resource.example.com/resource1', { realm: 'r1' })
+    try {
+      const refused = await app.inject({
+        url: '/resource1/items',
+        headers: { authorization: `Bearer ${readToken}` }, // a token of the default audience
+      })
+      expect(refused.statusCode).toBe(401)
+      expect(refused.headers['www-authenticate']).toBe(
+        'Bearer realm="r1", resource_metadata="https://resource.example.com/.well-known/oauth-protected-resource/resource1", error="invalid_token", error_description="The access token is not meant for this API."',
+      )
+      for (const url of [
+        '/.well-known/oauth-protected-resource/resource1',
+        '/.well-known/oauth-protected-resource',
+      ]) {
+        const doc = await app.inject({ url })
+        expect(doc.statusCode).toBe(200)
+        expect(doc.json().resource).toBe('https://resource.example.com/resource1')
+      }
+      expect((await app.inject({ url: '/.well-known/oauth-protected-resource/other' })).statusCode).toBe(404)
+    } finally {
+      await close()
     }
   })
 })

@@ -32,7 +32,7 @@ function introspectionVerifier(options: { introspectionCacheSeconds: number; sec
   const log = captureLogger()
   return createResourceVerifier({
     issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
+    resource: server.t.config.accessTokenAudience,
     mode: 'introspection',
     credentials: { id: credentials.id, secret: options.secret ?? credentials.secret },
     introspectionCacheSeconds: options.introspectionCacheSeconds,

@@ -36,7 +36,7 @@ beforeAll(async () => {
   credentials = await createResourceServer(server.t)
   verifier = await createResourceVerifier({
     issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
+    resource: server.t.config.accessTokenAudience,
     credentials,
     maxFeedStalenessSeconds: STALENESS_SECONDS,
     introspectionCacheSeconds: 0,
@@ -52,7 +52,7 @@ afterAll(async () => {
 const subscribedVerifier = (maxFeedStalenessSeconds = STALENESS_SECONDS) =>
   createResourceVerifier({
     issuer: server.issuer,
-    audience: server.t.config.accessTokenAudience,
+    resource: server.t.config.accessTokenAudience,
     credentials,
     maxFeedStalenessSeconds,
     logger: captureLogger().logger,

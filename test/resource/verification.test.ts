@@ -38,6 +38,7 @@ afterAll(async () => {
   await server.close()
 })
 
+const AUD = () => server.t.config.accessTokenAudience
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 async function rejection(promise: Promise<unknown>) {
@@ -95,6 +96,7 @@ describe('refusals', () => {
     ['issued in the future beyond the leeway', { iat: nowSeconds() + 60 }, 'token_not_yet_valid'],
     ['not valid before a future nbf', { nbf: nowSeconds() + 60 }, 'token_not_yet_valid'],
     ['for another audience', { aud: 'https://other.example/api' }, 'wrong_audience'],
+    ['for no API (an empty audience list)', { aud: [] }, 'wrong_audience'],
     ['from another issuer', { iss: 'https://evil.example' }, 'wrong_issuer'],
     ['without grant_id', { grant_id: undefined }, 'invalid_claims'],
     ['without jti', { jti: undefined }, 'invalid_claims'],
@@ -105,6 +107,15 @@ describe('refusals', () => {
     expect(err).toBeInstanceOf(InvalidTokenError)
     expect(err).toMatchObject({ code, status: 401 })
     expect(err.wwwAuthenticate).toMatch(/^Bearer error="invalid_token", error_description="[^"]+"$/)
+  })
+
+  it('a token for this API and another (aud a list of two): 401 wrong_audience, it could be replayed there', async () => {
+    const err = await rejection(
+      verifier.verify(resignedToken(server.t, token, { aud: [AUD(), 'https://other.example/api'] })),
+    )
+    expect(err).toMatchObject({ code: 'wrong_audience', status: 401 })
+    // A list of exactly this API is this API.
+    await expect(verifier.verify(resignedToken(server.t, token, { aud: [AUD()] }))).resolves.toBeDefined()
   })
 
   it('exp and iat inside the leeway (5 s) pass', async () => {
@@ -235,13 +246,90 @@ describe('key rotation', () => {
 describe('creation', () => {
   it('fails when the metadata speaks for another issuer', async () => {
     await expect(
-      createResourceVerifier({ issuer: `${server.issuer}/`, audience: 'x', revocationFeed: false }),
+      createResourceVerifier({
+        issuer: `${server.issuer}/`,
+        resource: 'https://api.example.com',
+        revocationFeed: false,
+      }),
     ).rejects.toThrow(/issuer/)
+  })
+
+  it.each([
+    ['a relative reference', '/api'],
+    ['a fragment', 'https://api.example.com/links#x'],
+    ['http on a public host', 'http://api.example.com/links'],
+    ['user info', 'https://user@api.example.com'],
+    ['another scheme', 'urn:example:links'],
+    ['more than 2048 characters', `https://api.example.com/${'a'.repeat(2030)}`],
+    ['a space', 'https://api.example.com/my links'],
+  ])('refuses a resource with %s, before any network call', async (_case, resource) => {
+    let fetched = false
+    await expect(
+      createResourceVerifier({
+        issuer: server.issuer,
+        resource,
+        revocationFeed: false,
+        fetch: async (...args) => {
+          fetched = true
+          return fetch(...args)
+        },
+      }),
+    ).rejects.toThrow(/^resource must be an absolute https URI/)
+    expect(fetched).toBe(false)
+  })
+
+  it('takes https, http on loopback, and exactly 2048 characters', async () => {
+    for (const resource of [
+      'https://api.example.com',
+      'https://api.example.com/links?v=1',
+      'http://localhost:3002/api',
+      'http://127.0.0.1:3002',
+      'http://[::1]:3002/api',
+      `https://api.example.com/${'a'.repeat(2048 - 'https://api.example.com/'.length)}`,
+    ]) {
+      const v = await createResourceVerifier({ issuer: server.issuer, resource, revocationFeed: false })
+      expect(v.resource).toBe(resource)
+      await v.close()
+    }
+  })
+
+  it('still takes audience, the old name of resource, and says it is deprecated', async () => {
+    const warnings: string[] = []
+    const logger = {
+      info: () => {},
+      error: () => {},
+      warn: (_o: object, msg?: string) => warnings.push(msg ?? ''),
+    }
+    const old = await createResourceVerifier({
+      issuer: server.issuer,
+      audience: AUD(),
+      revocationFeed: false,
+      logger,
+    })
+    try {
+      expect(old.resource).toBe(AUD())
+      await expect(old.verify(token)).resolves.toMatchObject({ aud: AUD() })
+      expect(warnings).toEqual([expect.stringMatching(/audience is deprecated; name it resource/)])
+    } finally {
+      await old.close()
+    }
+    await expect(
+      createResourceVerifier({
+        issuer: server.issuer,
+        resource: AUD(),
+        audience: 'https://other.example/api',
+        revocationFeed: false,
+      }),
+    ).rejects.toThrow(/different APIs/)
   })
 
   it('needs credentials for introspection', async () => {
     await expect(
-      createResourceVerifier({ issuer: server.issuer, audience: 'x', mode: 'introspection' }),
+      createResourceVerifier({
+        issuer: server.issuer,
+        resource: 'https://api.example.com',
+        mode: 'introspection',
+      }),
     ).rejects.toThrow(/credentials/)
   })
 })

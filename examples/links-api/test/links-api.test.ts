@@ -428,10 +428,12 @@ describe('tokens the links API refuses', () => {
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/)
   })
 
-  it('no token → 401 with a bare challenge; a malformed header → 400 invalid_request', async () => {
+  it('no token → 401 naming the realm and the metadata alone; a malformed header → 400 invalid_request', async () => {
     const none = await api('GET', '/api/links', undefined)
     expect(none.status).toBe(401)
-    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm="links-api"$/)
+    expect(none.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="links-api", resource_metadata="[^"]+"$/,
+    )
     const basic = await api('GET', '/api/links', undefined, undefined, {
       headers: { authorization: 'Basic dXNlcjpwYXNz' },
     })

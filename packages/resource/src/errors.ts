@@ -32,6 +32,13 @@ function quoted(value: string): string {
   return `"${value.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '')}"`
 }
 
+/** What a challenge names besides the error: the protection space and where the API describes itself. */
+export interface ChallengeContext {
+  realm?: string | undefined
+  /** The URL of the protected resource metadata (RFC 9728 §5.1). */
+  resourceMetadata?: string | undefined
+}
+
 export abstract class ResourceAuthError extends Error {
   override name = 'ResourceAuthError'
   abstract readonly status: number
@@ -50,9 +57,17 @@ export abstract class ResourceAuthError extends Error {
     return [`error=${quoted(this.error)}`, `error_description=${quoted(this.description)}`]
   }
 
-  /** The `WWW-Authenticate` value (RFC 6750 §3), with a realm when one is given. */
-  challenge(realm?: string): string {
-    const params = [...(realm === undefined ? [] : [`realm=${quoted(realm)}`]), ...this.challengeParams()]
+  /**
+   * The `WWW-Authenticate` value (RFC 6750 §3), with a realm and the URL of the API's metadata
+   * document (`resource_metadata`, RFC 9728 §5.1) when given; a string is the realm alone.
+   */
+  challenge(context: string | ChallengeContext = {}): string {
+    const { realm, resourceMetadata } = typeof context === 'string' ? { realm: context } : context
+    const params = [
+      ...(realm === undefined ? [] : [`realm=${quoted(realm)}`]),
+      ...(resourceMetadata === undefined ? [] : [`resource_metadata=${quoted(resourceMetadata)}`]),
+      ...this.challengeParams(),
+    ]
     return params.length === 0 ? 'Bearer' : `Bearer ${params.join(', ')}`
   }
 

@@ -1,8 +1,10 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import type { AccessTokenClaims } from './jwks-token-verifier.js'
 import { queryTokenError } from './authorization-header.js'
-import { ResourceAuthError, VerifierUnavailableError } from './errors.js'
+import { type ChallengeContext, ResourceAuthError, VerifierUnavailableError } from './errors.js'
+import { protectedResourceMetadata } from './protected-resource-metadata.js'
+import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadataUrl } from './resource-identifier.js'
 import type { ResourceVerifier } from './resource-verifier.js'
 
 declare module 'fastify' {
@@ -20,22 +22,67 @@ export interface LinkauthResourceOptions {
   verifier: ResourceVerifier
   /** The realm of WWW-Authenticate challenges (RFC 6750 §3). */
   realm?: string
+  /** `resource_name` of the metadata document (RFC 9728 §2): the API's name, for people. */
+  resourceName?: string
+  /**
+   * `scopes_supported` of the metadata document. Default: every scope the routes declare in
+   * `config.scopes`, in the order they first appear.
+   */
+  scopesSupported?: readonly string[]
 }
 
-function refuse(reply: FastifyReply, err: ResourceAuthError, realm: string | undefined): FastifyReply {
-  const challenge = err.challenge(realm)
+function refuse(reply: FastifyReply, err: ResourceAuthError, context: ChallengeContext): FastifyReply {
   if (err instanceof VerifierUnavailableError) reply.header('retry-after', String(err.retryAfterSeconds))
-  else reply.header('www-authenticate', challenge)
+  else reply.header('www-authenticate', err.challenge(context))
   return reply.code(err.status).header('cache-control', 'no-store').send(err.toJSON())
+}
+
+/**
+ * RFC 9728 §3: the metadata document at the URL its §3.1 derives from the resource identifier, and
+ * at the bare well-known path as well, for clients that only know the API's origin. Public and the
+ * same for everyone, so it may be cached and fetched from a browser on another origin.
+ */
+function serveMetadata(app: FastifyInstance, options: LinkauthResourceOptions, declared: Set<string>): void {
+  const { resource, issuer } = options.verifier
+  const suffixed = new URL(protectedResourceMetadataUrl(resource)).pathname
+  const paths = new Set([PROTECTED_RESOURCE_METADATA_PATH, suffixed])
+  for (const path of paths)
+    // find-my-way reads ':' as the start of a parameter; '::' is a literal one.
+    app.get(path.replaceAll(':', '::'), async (_request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=3600')
+        .header('access-control-allow-origin', '*')
+        .send(
+          protectedResourceMetadata({
+            resource,
+            issuer,
+            scopes: options.scopesSupported ?? [...declared],
+            resourceName: options.resourceName,
+          }),
+        ),
+    )
 }
 
 /**
  * Checks the bearer token of every route that declares `config: { scopes: [...] }` in an onRequest
  * hook, so a refused request is answered before its body is read and its handler never runs. The
- * verified claims are `request.auth`. Wrapped in fastify-plugin so the hook and the decorator apply
- * to the routes of the app that registers it.
+ * verified claims are `request.auth`. Every challenge names the metadata document (RFC 9728 §5.1),
+ * which the plugin serves, so a client can find the authorization server from the API alone.
+ * Wrapped in fastify-plugin so the hook and the decorator apply to the routes of the app that
+ * registers it.
  */
 const plugin: FastifyPluginAsync<LinkauthResourceOptions> = async (app, options) => {
+  const context: ChallengeContext = {
+    realm: options.realm,
+    resourceMetadata: protectedResourceMetadataUrl(options.verifier.resource),
+  }
+  const declared = new Set<string>()
+  app.addHook('onRoute', (route) => {
+    const scopes = (route.config as { scopes?: readonly string[] } | undefined)?.scopes
+    for (const scope of scopes ?? []) declared.add(scope)
+  })
+  serveMetadata(app, options, declared)
+
   app.decorateRequest('auth', undefined)
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     const scopes = request.routeOptions.config.scopes
@@ -48,7 +95,7 @@ const plugin: FastifyPluginAsync<LinkauthResourceOptions> = async (app, options)
       request.auth = await options.verifier.verifyAuthorization(header, scopes)
     } catch (err) {
       if (!(err instanceof ResourceAuthError)) throw err
-      return refuse(reply, err, options.realm)
+      return refuse(reply, err, context)
     }
   })
 }

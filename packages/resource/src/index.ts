@@ -2,10 +2,11 @@
  * @linkauth/resource: what a resource API needs to accept linkauth access tokens. Local verification
  * (RFC 9068, keys from the JWKS) with instant revocation from the authorization server's event feed,
  * falling back to introspection (RFC 7662) when the feed is stale; errors as RFC 6750 answers; a
- * Fastify plugin.
+ * Fastify plugin that serves the API's protected-resource metadata (RFC 9728).
  */
 export type { AccessTokenClaims } from './jwks-token-verifier.js'
 export {
+  type ChallengeContext,
   InsufficientScopeError,
   InvalidRequestError,
   InvalidTokenError,
@@ -16,9 +17,21 @@ export {
 export { linkauthResource, type LinkauthResourceOptions } from './fastify-plugin.js'
 export type { ResourceLogger } from './logger.js'
 export {
+  protectedResourceMetadata,
+  type ProtectedResourceMetadata,
+  type ProtectedResourceMetadataInput,
+} from './protected-resource-metadata.js'
+export {
+  isResourceIdentifier,
+  MAX_RESOURCE_IDENTIFIER_LENGTH,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  protectedResourceMetadataUrl,
+} from './resource-identifier.js'
+export {
   createResourceVerifier,
   type ResourceVerifier,
   type ResourceVerifierOptions,
   type VerifierMode,
+  type VerifierSettings,
 } from './resource-verifier.js'
 export type { AccessTokenFailure, SignedAccessTokenClaims } from './token-contract.js'

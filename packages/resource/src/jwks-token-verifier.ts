@@ -75,9 +75,20 @@ function fromJoseError(err: unknown): ResourceAuthError {
   return new VerifierUnavailableError()
 }
 
+/**
+ * jose accepts an `aud` array that contains ours; a token naming other APIs as well could be replayed
+ * at them, so it is not one this API accepts (linkauth issues one audience per token).
+ */
+function onlyFor(resource: string, claims: AccessTokenClaims): AccessTokenClaims {
+  const aud = claims.aud
+  if (typeof aud === 'string' ? aud === resource : aud.length === 1 && aud[0] === resource) return claims
+  throw invalidToken('wrong_audience', 'The access token is not meant for this API.')
+}
+
 export interface JwksTokenVerifierOptions {
   issuer: string
-  audience: string
+  /** The one `aud` accepted. */
+  resource: string
   jwks: JwksCache
   clockToleranceSeconds: number
   now: () => Date
@@ -105,7 +116,7 @@ export function createJwksTokenVerifier(options: JwksTokenVerifierOptions) {
       typ: ACCESS_TOKEN_TYPE,
       algorithms: [...SIGNATURE_ALGORITHMS],
       issuer: options.issuer,
-      audience: options.audience,
+      audience: options.resource,
       requiredClaims: REQUIRED_CLAIMS,
       clockTolerance: leeway,
       currentDate: options.now(),
@@ -115,7 +126,7 @@ export function createJwksTokenVerifier(options: JwksTokenVerifierOptions) {
         throw fromJoseError(err)
       },
     )
-    return asClaims(payload)
+    return onlyFor(options.resource, asClaims(payload))
   }
 
   return {

@@ -7,14 +7,32 @@ import { createIntrospectionClient, type IntrospectionClient } from './introspec
 import { createJwksCache } from './jwks-cache.js'
 import { consoleLogger, type ResourceLogger } from './logger.js'
 import { discoverMetadata } from './metadata.js'
+import { isResourceIdentifier } from './resource-identifier.js'
 import { createRevocationFeed, type RevocationFeed } from './revocation-feed.js'
 import { createRevocationSet } from './revocation-set.js'
 
-export interface ResourceVerifierOptions {
+/**
+ * Which tokens the API accepts: those whose `aud` is its resource identifier (RFC 8707), exactly.
+ * `audience` is the name this option had before resource identifiers; it means the same.
+ */
+export type ResourceVerifierOptions = VerifierSettings &
+  (
+    | {
+        /** The API's resource identifier, as registered with the authorization server. */
+        resource: string
+        /** @deprecated Use `resource`. When both are given they must be equal. */
+        audience?: string
+      }
+    | {
+        /** @deprecated Use `resource`; the same value, under its old name. */
+        audience: string
+        resource?: string
+      }
+  )
+
+export interface VerifierSettings {
   /** Metadata at `<issuer>/.well-known/oauth-authorization-server`. */
   issuer: string
-  /** The expected `aud` of access tokens. */
-  audience: string
   /** Resource-server credentials: for the revocation feed and introspection. */
   credentials?: { id: string; secret: string }
   /** 'local' (default): JWKS and the revocation feed. 'introspection': one call per token (cached). */
@@ -40,6 +58,10 @@ export interface ResourceVerifierOptions {
 export type VerifierMode = 'local' | 'introspection' | 'fallback'
 
 export interface ResourceVerifier {
+  /** The resource identifier: the only `aud` accepted. */
+  readonly resource: string
+  /** The authorization server whose tokens are accepted. */
+  readonly issuer: string
   /** Verifies a bare token; throws a ResourceAuthError subclass. requiredScopes all must be granted. */
   verify(token: string, requiredScopes?: readonly string[]): Promise<AccessTokenClaims>
   /** Same, from an Authorization header value (RFC 6750 §2.1: `Bearer <token>`). */
@@ -68,6 +90,19 @@ function seconds(name: string, value: number | undefined, fallback: number, min 
   return v
 }
 
+function resourceOf(options: ResourceVerifierOptions, logger: ResourceLogger): string {
+  const resource = options.resource ?? options.audience
+  if (options.audience !== undefined) {
+    if (options.audience !== resource) throw new TypeError('resource and audience name different APIs')
+    logger.warn({}, 'createResourceVerifier: the option audience is deprecated; name it resource')
+  }
+  if (!isResourceIdentifier(resource))
+    throw new TypeError(
+      'resource must be an absolute https URI (http on a loopback host) without fragment, at most 2048 characters',
+    )
+  return resource
+}
+
 /**
  * Discovers the authorization server, loads its keys and, in local mode with credentials,
  * subscribes to its revocation feed (waiting briefly for the current state). Fails when the
@@ -87,6 +122,7 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
   const leeway = seconds('clockToleranceSeconds', options.clockToleranceSeconds, 5)
   const fetchImpl = options.fetch ?? fetch
   const logger = options.logger ?? consoleLogger
+  const resource = resourceOf(options, logger)
   const now = () => new Date()
 
   const metadata = await discoverMetadata(options.issuer, fetchImpl)
@@ -106,7 +142,7 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
   await jwks.load()
   const tokens = createJwksTokenVerifier({
     issuer: options.issuer,
-    audience: options.audience,
+    resource,
     jwks,
     clockToleranceSeconds: leeway,
     now,
@@ -179,6 +215,8 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
   }
 
   return {
+    resource,
+    issuer: options.issuer,
     verify,
     verifyAuthorization: async (header, requiredScopes) => verify(bearerToken(header), requiredScopes),
     status: () => ({

@@ -88,3 +88,6 @@ export function readAccessTokenClaims(p: Record<string, unknown>): SignedAccessT
     family_id: p.family_id,
   }
 }
+
+/** The `aud` of a token issued for one API: that API's resource identifier (RFC 8707). */
+export { isResourceIdentifier, MAX_RESOURCE_IDENTIFIER_LENGTH } from './resource-identifier.js'
