@@ -31,7 +31,12 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff')
   })
-  await app.register(linkauthResource, { verifier: deps.verifier, realm: 'links-api' })
+  // Serves the RFC 9728 metadata too; scopes_supported are the scopes the routes below declare.
+  await app.register(linkauthResource, {
+    verifier: deps.verifier,
+    realm: 'links-api',
+    resourceName: 'Links API',
+  })
   const links = createLinkService({ db: deps.db, clock: deps.clock ?? { now: () => new Date() } })
   await app.register(linkRoutes(links, linkInputSchemas(deps.config.publicUrl), deps.config.publicUrl))
   await app.register(redirectRoutes(links))

@@ -1,3 +1,4 @@
+import { isResourceIdentifier } from '@linkauth/resource'
 import { z } from 'zod'
 
 const optional = z
@@ -29,7 +30,15 @@ export const linksConfigSchema = z.object({
   LINKS_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   LINKS_DATA_DIR: z.string().min(1).default('./.data/links-api'),
   LINKAUTH_ISSUER: baseUrl('the authorization server'),
-  LINKS_AUDIENCE: optional.pipe(z.string().min(1).optional()),
+  LINKS_API_RESOURCE: optional.pipe(
+    z
+      .string()
+      .refine(
+        isResourceIdentifier,
+        'an absolute https URI (http on a loopback host) without fragment, at most 2048 characters',
+      )
+      .optional(),
+  ),
   LINKS_RESOURCE_SERVER_ID: optional.pipe(z.string().min(1).max(200)),
   LINKS_RESOURCE_SERVER_SECRET: optional.pipe(z.string().min(1).max(500)),
   LINKS_VERIFICATION: z.enum(['local', 'introspection']).default('local'),
@@ -48,7 +57,8 @@ export interface LinksConfig {
   /** PGlite's files when there is no databaseUrl. */
   readonly dataDir: string
   readonly issuer: string
-  readonly audience: string
+  /** The links API's resource identifier (RFC 8707): the only `aud` it accepts. */
+  readonly resource: string
   readonly resourceServer: { readonly id: string; readonly secret: string }
   readonly verification: 'local' | 'introspection'
   readonly introspectionCacheSeconds: number
@@ -65,6 +75,11 @@ const HOW_TO_GET_CREDENTIALS =
 
 /** Reads the environment once; a bad value throws LinksConfigError naming the variable (never a secret's value). */
 export function loadLinksConfig(env: Record<string, string | undefined>): Readonly<LinksConfig> {
+  // Silently ignoring it would leave the API refusing every token of the audience it was set to.
+  if (env.LINKS_AUDIENCE)
+    throw new LinksConfigError(
+      'LINKS_AUDIENCE is no longer read: the links API accepts tokens for its own resource identifier, LINKS_API_RESOURCE (default $LINKS_PUBLIC_URL/api), registered with the authorization server',
+    )
   const result = linksConfigSchema.safeParse(env)
   if (!result.success) {
     const issue = result.error.issues[0]!
@@ -76,15 +91,17 @@ export function loadLinksConfig(env: Record<string, string | undefined>): Readon
   }
   const e = result.data
   const issuer = e.LINKAUTH_ISSUER ?? 'http://localhost:3000'
+  const publicUrl = e.LINKS_PUBLIC_URL ?? `http://localhost:${e.LINKS_PORT}`
   return Object.freeze({
     port: e.LINKS_PORT,
     host: e.LINKS_HOST,
-    publicUrl: e.LINKS_PUBLIC_URL ?? `http://localhost:${e.LINKS_PORT}`,
+    publicUrl,
     databaseUrl: e.LINKS_DATABASE_URL,
     databasePoolSize: e.LINKS_DATABASE_POOL_SIZE,
     dataDir: e.LINKS_DATA_DIR,
     issuer,
-    audience: e.LINKS_AUDIENCE ?? `${issuer}/api`,
+    // Its JSON routes live under /api; the short URLs beside them need no token.
+    resource: e.LINKS_API_RESOURCE ?? `${publicUrl}/api`,
     resourceServer: Object.freeze({ id: e.LINKS_RESOURCE_SERVER_ID, secret: e.LINKS_RESOURCE_SERVER_SECRET }),
     verification: e.LINKS_VERIFICATION,
     introspectionCacheSeconds: e.LINKS_INTROSPECTION_CACHE,

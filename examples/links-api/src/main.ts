@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       () =>
         createResourceVerifier({
           issuer: config.issuer,
-          audience: config.audience,
+          resource: config.resource,
           credentials: config.resourceServer,
           mode: config.verification,
           introspectionCacheSeconds: config.introspectionCacheSeconds,
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     {
       publicUrl: config.publicUrl,
       issuer: config.issuer,
-      audience: config.audience,
+      resource: config.resource,
       verification: config.verification,
     },
     'links API started',

@@ -15,7 +15,7 @@ describe('the links API configuration', () => {
       databasePoolSize: 10,
       dataDir: './.data/links-api',
       issuer: 'http://localhost:3000',
-      audience: 'http://localhost:3000/api',
+      resource: 'http://localhost:3002/api',
       resourceServer: { id: 'rs_abc', secret: 's3cret-value' },
       verification: 'local',
       introspectionCacheSeconds: 5,
@@ -33,11 +33,20 @@ describe('the links API configuration', () => {
     expect(custom).toMatchObject({
       port: 4000,
       issuer: 'https://auth.example.com',
-      audience: 'https://auth.example.com/api',
+      resource: 'https://sho.rt/api',
       publicUrl: 'https://sho.rt',
       verification: 'introspection',
       introspectionCacheSeconds: 0,
     })
+  })
+
+  it('takes its own resource identifier, and refuses the old LINKS_AUDIENCE rather than ignore it', () => {
+    expect(
+      loadLinksConfig({ ...credentials, LINKS_API_RESOURCE: 'https://api.example.com/links' }).resource,
+    ).toBe('https://api.example.com/links')
+    expect(() => loadLinksConfig({ ...credentials, LINKS_AUDIENCE: 'http://localhost:3000/api' })).toThrow(
+      /^LINKS_AUDIENCE is no longer read: .*LINKS_API_RESOURCE/,
+    )
   })
 
   it('says how to get the credentials when they are missing, and never shows a secret', () => {
@@ -63,6 +72,10 @@ describe('the links API configuration', () => {
     expect(() => loadLinksConfig({ ...credentials, LINKAUTH_ISSUER: 'ftp://x' })).toThrow(
       /^LINKAUTH_ISSUER: /,
     )
+    for (const resource of ['http://links.example.com/api', 'https://links.example.com/api#x', '/api'])
+      expect(() => loadLinksConfig({ ...credentials, LINKS_API_RESOURCE: resource })).toThrow(
+        /^LINKS_API_RESOURCE: an absolute https URI/,
+      )
     expect(() => loadLinksConfig({ ...credentials, LINKS_VERIFICATION: 'none' })).toThrow(
       /^LINKS_VERIFICATION: /,
     )

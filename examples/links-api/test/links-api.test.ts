@@ -30,6 +30,12 @@ let linksDb: LinksTestDatabase
 let verifier: ResourceVerifier
 let linksApp: FastifyInstance
 let linksBase: string
+/**
+ * The links API's resource identifier. It is not where the test listens (ports change from one
+ * start to the next), as behind a proxy. Tokens without a `resource` carry the server's
+ * ACCESS_TOKEN_AUDIENCE, set to it here, so the code exchange of the fixtures yields tokens for it.
+ */
+const LINKS_RESOURCE = 'https://links.example.com/api'
 /** While true, the authorization server refuses its event feed (503), as if it were down. */
 let feedDown = false
 
@@ -43,7 +49,7 @@ async function startLinksApi(
   const base = `http://127.0.0.1:${port}`
   const v = await createResourceVerifier({
     issuer,
-    audience: t.config.accessTokenAudience,
+    resource: LINKS_RESOURCE,
     credentials: rs,
     // What the verifier says goes to a list (a test may read it), not to the test run's output.
     logger: captureLogger().logger,
@@ -58,7 +64,9 @@ beforeAll(async () => {
   const port = await freePort()
   issuer = `http://127.0.0.1:${port}`
   // Short long polls keep the feed-outage test quick; revocations are pushed at once either way.
-  t = await buildTestApp({ env: { ISSUER: issuer, EVENTS_MAX_WAIT_SECONDS: '2' } })
+  t = await buildTestApp({
+    env: { ISSUER: issuer, EVENTS_MAX_WAIT_SECONDS: '2', ACCESS_TOKEN_AUDIENCE: LINKS_RESOURCE },
+  })
   t.app.addHook('onRequest', async (request, reply) => {
     if (feedDown && request.url.startsWith('/api/events/'))
       return reply.code(503).send({ error: 'temporarily_unavailable', error_description: 'feed down (test)' })
@@ -400,6 +408,12 @@ describe('tokens the links API refuses', () => {
   it.each([
     ['expired', () => resigned({ iat: nowSeconds() - 3600, exp: nowSeconds() - 3000 })],
     ['for another audience', () => resigned({ aud: 'https://other.example/api' })],
+    ['for the commerce API', () => resigned({ aud: 'https://commerce.example.com/api' })],
+    ['of the single audience before per-API tokens', () => resigned({ aud: `${issuer}/api` })],
+    [
+      'for the links API and the commerce API',
+      () => resigned({ aud: [LINKS_RESOURCE, 'https://commerce.example.com/api'] }),
+    ],
     ['from another issuer', () => resigned({ iss: 'https://evil.example' })],
     [
       'tampered with (sub changed, signature kept)',
@@ -425,7 +439,28 @@ describe('tokens the links API refuses', () => {
     const res = await api('GET', '/api/links', token())
     expect(res.status).toBe(401)
     expect(res.body.error).toBe('invalid_token')
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/)
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer realm="links-api", resource_metadata="https:\/\/links\.example\.com\/\.well-known\/oauth-protected-resource\/api", error="invalid_token", error_description="[^"]+"$/,
+    )
+  })
+
+  it('describes itself (RFC 9728): its resource identifier, linkauth, its scopes; every 401 points there', async () => {
+    const metadataPath = '/.well-known/oauth-protected-resource/api'
+    const none = await api('GET', '/api/links', undefined)
+    expect(none.headers.get('www-authenticate')).toBe(
+      `Bearer realm="links-api", resource_metadata="https://links.example.com${metadataPath}"`,
+    )
+    const res = await fetch(`${linksBase}${metadataPath}`)
+    expect(res.status).toBe(200)
+    const document = (await res.json()) as Record<string, unknown>
+    expect(document).toEqual({
+      resource: LINKS_RESOURCE,
+      authorization_servers: [issuer],
+      // The scopes its routes declare, in the order they are registered.
+      scopes_supported: ['links:write', 'links:read'],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Links API',
+    })
   })
 
   it('no token → 401 naming the realm and the metadata alone; a malformed header → 400 invalid_request', async () => {
