@@ -34,16 +34,20 @@ export async function startAuthServer(options: TestAppOptions = {}): Promise<Lis
   }
 }
 
-/** A verifier of the server's tokens with its keys alone (no feed, no introspection). */
+/**
+ * A verifier of the server's tokens with its keys alone (no feed, no introspection), for the
+ * server's default audience unless `resource` (or its old name `audience`) names another API.
+ */
 export function jwksOnlyVerifier(
   server: ListeningAuthServer,
   options: Partial<ResourceVerifierOptions> = {},
 ) {
+  const { resource, audience, ...rest } = options
   return createResourceVerifier({
     issuer: server.issuer,
-    resource: server.t.config.accessTokenAudience,
     revocationFeed: false,
-    ...options,
+    ...rest,
+    resource: resource ?? audience ?? server.t.config.accessTokenAudience,
   })
 }
 
