@@ -89,6 +89,8 @@ export interface FlowOptions {
   timeoutSeconds: number
   /** Where the registration is kept between runs (DATA_DIR). */
   dataDir: string
+  /** The API the token is for (RFC 8707 `resource`), sent at authorize and at the token endpoint. */
+  resource?: string
 }
 
 /** What a demo registered, kept (mode 0600) so that the next run reuses it instead of adding more. */
@@ -218,6 +220,7 @@ export async function runAuthorizationFlow(options: FlowOptions): Promise<FlowRe
       code_challenge_method: 'S256',
       // The application and user are reused across runs: ask again, so Allow and Deny stay on show.
       prompt: 'consent',
+      ...(options.resource ? { resource: options.resource } : {}),
     }).toString()
     say(`3. Open this address in a browser, sign in, and choose Allow (or Deny):`)
     say()
@@ -250,6 +253,7 @@ export async function runAuthorizationFlow(options: FlowOptions): Promise<FlowRe
         redirect_uri: redirectUri,
         client_id: client.clientId,
         code_verifier: verifier,
+        ...(options.resource ? { resource: options.resource } : {}),
       }),
       signal: AbortSignal.timeout(15_000),
     })

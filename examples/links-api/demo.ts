@@ -1,9 +1,10 @@
 /**
  * `npm run links-api:demo`: the authorization server and the links API side by side, for a
  * newcomer. Starts linkauth (dist/, on DATABASE_URL or its embedded PGlite in DATA_DIR) unless one
- * already answers at LINKAUTH_URL; registers the links API as a resource server (once: the
- * credentials are kept in $DATA_DIR/links-api-resource-server.json); starts the links API; runs the
- * authorization flow with a person in a browser; uses the token on the links API; and watches the
+ * already answers at LINKAUTH_URL; registers the links API as a resource server with its resource
+ * identifier and scopes (once: the credentials are kept in $DATA_DIR/links-api-resource-server.json);
+ * starts the links API; runs the authorization flow with a person in a browser, asking for a token
+ * for the links API (resource=); uses the token on the links API; and watches the
  * token stop working when the person revokes the application on /account/apps.
  *
  * Environment: LINKAUTH_URL (default $ISSUER, or http://localhost:$PORT with PORT 3000),
@@ -36,6 +37,9 @@ const adminUrl = env.LINKAUTH_ADMIN_URL || `http://127.0.0.1:${env.ADMIN_PORT ||
 const dataDir = dataDirOf(env)
 const linksPort = Number(env.LINKS_PORT || 3002)
 const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).replace(/\/$/, '')
+/** The links API's resource identifier: its registration, its tokens' aud (the links API's own default). */
+const linksResource = env.LINKS_API_RESOURCE || `${linksUrl}/api`
+const LINKS_SCOPES = ['links:read', 'links:write']
 const children: ChildProcess[] = []
 
 async function waitUntilReady(url: string, child: ChildProcess, what: string): Promise<void> {
@@ -83,22 +87,25 @@ async function resourceServer(
   const file = join(dataDir, 'links-api-resource-server.json')
   if (existsSync(file)) {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { id: string; secret: string }
-    const { resource_servers } = await request<{ resource_servers: { id: string }[] }>(
-      'GET',
-      '/admin/resource-servers',
-    )
-    if (resource_servers.some((r) => r.id === kept.id)) {
+    const { resource_servers } = await request<{
+      resource_servers: { id: string; resource?: string | null }[]
+    }>('GET', '/admin/resource-servers')
+    // A registration for another identifier (another port) or from before resource identifiers is not this API's.
+    if (resource_servers.some((r) => r.id === kept.id && r.resource === linksResource)) {
       say(`Using the resource-server registration kept in ${file} (${kept.id})`)
       return kept
     }
   }
   const created = await request<{ id: string; secret: string }>('POST', '/admin/resource-servers', {
     name: 'Links API',
+    resource: linksResource,
+    scopes: LINKS_SCOPES,
   })
   mkdirSync(dataDir, { recursive: true })
   writeFileSync(file, JSON.stringify({ id: created.id, secret: created.secret }), { mode: 0o600 })
   chmodSync(file, 0o600)
   say(`Registered the links API as resource server ${created.id} (credentials kept in ${file}, mode 0600)`)
+  say(`   resource: ${linksResource}, scopes: ${LINKS_SCOPES.join(' ')}`)
   return created
 }
 
@@ -167,6 +174,7 @@ async function main(): Promise<number> {
     ...env,
     LINKS_PORT: String(linksPort),
     LINKS_PUBLIC_URL: linksUrl,
+    LINKS_API_RESOURCE: linksResource,
     LINKAUTH_ISSUER: meta.issuer,
     LINKS_RESOURCE_SERVER_ID: credentials.id,
     LINKS_RESOURCE_SERVER_SECRET: credentials.secret,
@@ -183,6 +191,8 @@ async function main(): Promise<number> {
     port: Number(env.DEMO_PORT || 0),
     timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
     dataDir,
+    // A token for the links API alone: its aud is the links API's identifier.
+    resource: linksResource,
   })
   if (flow.outcome === 'denied') return 1
   const token = flow.body.access_token
