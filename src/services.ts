@@ -94,12 +94,7 @@ export function createServices(deps: AppDeps) {
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,
-    introspection: createIntrospectionService(
-      config.issuer,
-      accessTokenVerifier,
-      accessTokenStatus,
-      refreshTokens,
-    ),
+    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus, refreshTokens),
     revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,
