@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { signJwt } from '../../src/tokens/access-token.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { createStream, drain } from '../helpers/events.js'
 import { createParty, exchangeCode, jwtClaims, type Party } from '../helpers/fixtures.js'
 import { introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
 
@@ -82,5 +83,23 @@ describe('introspection answers only the resource server a token is for', () => 
   it('a refused audience tells nothing else: the answer is {active: false} only', async () => {
     const body = await introspect(t, shop, withAudience(LINKS))
     expect(Object.keys(body)).toEqual(['active'])
+  })
+})
+
+describe('the revocation event feed is not filtered by audience', () => {
+  it('a stream of resource server B still hears of the revocation of a token for A', async () => {
+    const stream = await createStream(t, shop)
+    await drain(t, shop, stream)
+    const other = await createParty(t)
+    const forLinks = signJwt(
+      { typ: 'at+jwt' },
+      { ...jwtClaims((await exchangeCode(t, other)).access_token), aud: LINKS },
+      t.services.signingKeys.activeSigningKey(),
+    )
+    expect((await introspect(t, links, forLinks)).active).toBe(true)
+    await t.services.connectedApps.revoke(other.userId, other.client.id)
+    expect(await introspect(t, links, forLinks)).toEqual(INACTIVE)
+    const heard = await drain(t, shop, stream)
+    expect(heard.map((set) => set.event.grant_id)).toContain(jwtClaims(forLinks).grant_id)
   })
 })
