@@ -141,10 +141,15 @@ export function createResourceServerService(db: Kysely<Database>) {
       }
     },
     listResourceServers: () => listResourceServers(db),
-    /** The enabled resource servers whose `resource` is exactly one of these (RFC 8707 targets). */
+    /**
+     * The enabled resource servers whose `resource` is exactly one of these (RFC 8707 targets).
+     * A string no registration could have (say, with a NUL byte, which PostgreSQL refuses in a
+     * statement) is no target and never reaches the query.
+     */
     async findTargets(resources: string[]): Promise<Map<string, ResourceTarget>> {
-      if (resources.length === 0) return new Map()
-      const targets = await findResourceTargets(db, resources)
+      const candidates = resources.filter((r) => resourceIdentifierProblem(r) === null)
+      if (candidates.length === 0) return new Map()
+      const targets = await findResourceTargets(db, candidates)
       return new Map(targets.map((t) => [t.resource, t]))
     },
     /** RFC 9728 §4 `protected_resources`: the identifiers of the enabled resource servers. */

@@ -168,4 +168,10 @@ describe('findTargets through the service', () => {
       .execute()
     expect((await t.services.resourceServers.findTargets([resource])).size).toBe(0) // at once: no cache
   })
+
+  it('answers hostile strings with no target, never a database error', async () => {
+    const hostile = ['https://api.example/\u0000', '\ud800', 'x'.repeat(70_000), '', 'https://a.example/#f']
+    expect((await t.services.resourceServers.findTargets(hostile)).size).toBe(0)
+    expect((await t.services.resourceServers.findTargets([])).size).toBe(0)
+  })
 })
