@@ -90,7 +90,7 @@ export function createServices(deps: AppDeps) {
     authorize: createAuthorizeService(db, clock, grants),
     clients,
     connectedApps: createConnectedAppsService(grants, clients),
-    resourceServers: createResourceServerService(db),
+    resourceServers: createResourceServerService(db, config),
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
+import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { ProblemError } from '../errors.js'
@@ -84,7 +85,10 @@ const CREDENTIALS_CACHE_MAX = 1_000
  */
 const PROTECTED_RESOURCES_CACHE_MS = 30_000
 
-export function createResourceServerService(db: Kysely<Database>) {
+export function createResourceServerService(
+  db: Kysely<Database>,
+  config: Pick<Config, 'accessTokenAudience'>,
+) {
   const cache = new Map<string, ResourceServerCredentials & { at: number }>()
   let protectedResources: { list: string[]; at: number } | undefined
   let refreshing: Promise<string[]> | undefined
@@ -123,6 +127,14 @@ export function createResourceServerService(db: Kysely<Database>) {
      * A resource another resource server has → 409.
      */
     async createResourceServer(input: NewResourceServer): Promise<ResourceServer & { secret: string }> {
+      // Default-audience tokens are every old API's: an API registered under that name would take
+      // them as its own, and its own tokens would be good at every old API.
+      if (input.resource === config.accessTokenAudience)
+        throw new ProblemError(
+          400,
+          'resource: must not be the default audience (ACCESS_TOKEN_AUDIENCE), which every API without a resource accepts',
+          'resource',
+        )
       const secret = newSecret()
       try {
         const server = await insertResourceServer(db, {

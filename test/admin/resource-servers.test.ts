@@ -123,6 +123,12 @@ describe('bad input is a 400 problem naming the field', () => {
     expect(res.json().detail).toMatch(message)
   })
 
+  it('the default audience (ACCESS_TOKEN_AUDIENCE) as resource: refused, it is every old API’s', async () => {
+    const res = await post({ name: 'API', resource: t.config.accessTokenAudience, scopes: ['links:read'] })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toMatchObject({ field: 'resource', detail: expect.stringMatching(/default audience/) })
+  })
+
   it('a resource without scopes, and scopes without a resource', async () => {
     const noScopes = await post({ name: 'API', resource: unique() })
     expect(noScopes.statusCode).toBe(400)
