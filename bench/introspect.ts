@@ -21,6 +21,8 @@ import { createAccessTokenVerifier } from '../src/tokens/access-token-verifier.j
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const seconds = Number(process.env.SECONDS ?? 3)
 const inFlight = Number(process.env.IN_FLIGHT ?? 32)
+/** A resource server registered without a resource: it introspects default-audience tokens. */
+const DEFAULT_AUDIENCE_CALLER = { resource: null }
 
 async function measure(label: string, fn: () => Promise<unknown>, parallel = 1): Promise<void> {
   const end = performance.now() + seconds * 1000
@@ -90,7 +92,8 @@ try {
     grantId: grant.id,
     familyId,
   })
-  if (!(await services.introspection.introspect(accessToken)).active) throw new Error('token not active')
+  if (!(await services.introspection.introspect(accessToken, DEFAULT_AUDIENCE_CALLER)).active)
+    throw new Error('token not active')
 
   const jwks = createLocalJWKSet({ keys: (await services.signingKeys.publishedJwks()) as never })
   const fresh = () =>
@@ -113,14 +116,14 @@ try {
   )
   await measure(
     `introspect, one token again and again, ${inFlight} in flight`,
-    () => services.introspection.introspect(accessToken),
+    () => services.introspection.introspect(accessToken, DEFAULT_AUDIENCE_CALLER),
     inFlight,
   )
   const many = Array.from({ length: 50_000 }, fresh)
   let j = 0
   await measure(
     `introspect, a new token each call, ${inFlight} in flight`,
-    () => services.introspection.introspect(many[j++ % many.length]!),
+    () => services.introspection.introspect(many[j++ % many.length]!, DEFAULT_AUDIENCE_CALLER),
     inFlight,
   )
   services.signingKeys.stop()

@@ -85,7 +85,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
           : []),
         accountApps.api,
         jwksRoutes(services),
-        metadataRoutes(options.config),
+        metadataRoutes(options.config, services.resourceServers),
         openApiRoutes(publicOpenApiDocument(options.config)),
       ],
       { unservedPaths: ['/api', '/.well-known', '/admin'] },

@@ -27,6 +27,14 @@ interface ClientJson {
   disabled_at: string | null
 }
 
+interface ResourceServerJson {
+  id: string
+  name: string
+  resource: string | null
+  scopes: string[]
+  created_at: string
+}
+
 const showClient = (c: ClientJson) =>
   [
     `client_id:     ${c.client_id}`,
@@ -185,13 +193,50 @@ export const COMMANDS: Command[] = [
   },
   {
     name: 'resource-servers create',
-    usage: 'resource-servers create --name NAME',
-    summary: 'register a resource server; prints its id and secret (shown once)',
-    options: { name: { type: 'string', required: true, description: 'a name for the API' } },
-    run: (request, v) => request('POST', '/admin/resource-servers', { name: v.name }),
+    usage: 'resource-servers create --name NAME [--resource URI --scope SCOPE [--scope SCOPE2 ...]]',
+    summary: 'register a resource server (an API); prints its id and secret (shown once)',
+    options: {
+      name: {
+        type: 'string',
+        required: true,
+        description: 'a name for the API (users see it on the consent page)',
+      },
+      resource: {
+        type: 'string',
+        description: 'its resource identifier (RFC 8707): the https URI clients name and tokens carry as aud',
+      },
+      scope: { type: 'string', multiple: true, description: 'a scope the API serves (with --resource)' },
+    },
+    run: (request, v) =>
+      request('POST', '/admin/resource-servers', {
+        name: v.name,
+        ...(v.resource !== undefined ? { resource: v.resource } : {}),
+        ...(v.scope ? { scopes: v.scope } : {}),
+      }),
     show: (r) => {
-      const s = r as { id: string; secret: string }
-      return `id:     ${s.id}\nsecret: ${s.secret}\n(the secret is shown only now; store it in the resource server's configuration)`
+      const s = r as ResourceServerJson & { secret: string }
+      return [
+        `id:       ${s.id}`,
+        `secret:   ${s.secret}`,
+        `resource: ${s.resource ?? '(none: tokens of the default audience)'}`,
+        ...(s.scopes.length > 0 ? [`scopes:   ${s.scopes.join(' ')}`] : []),
+        "(the secret is shown only now; store it in the resource server's configuration)",
+      ].join('\n')
+    },
+  },
+  {
+    name: 'resource-servers list',
+    usage: 'resource-servers list',
+    summary: 'list resource servers with their resource and scopes (never their secrets)',
+    options: {},
+    run: (request) => request('GET', '/admin/resource-servers'),
+    show: (r) => {
+      const servers = (r as { resource_servers: ResourceServerJson[] }).resource_servers
+      if (servers.length === 0) return 'no resource servers'
+      return table([
+        ['ID', 'NAME', 'RESOURCE', 'SCOPES'],
+        ...servers.map((s) => [s.id, s.name, s.resource ?? '(default audience)', s.scopes.join(' ')]),
+      ])
     },
   },
 ]

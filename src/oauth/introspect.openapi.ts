@@ -24,7 +24,10 @@ export const activeTokenSchema = z.object({
   exp: epochSeconds,
   iat: epochSeconds,
   iss: z.string(),
-  aud: z.string().optional().meta({ description: 'Present for access tokens only.' }),
+  aud: z.string().optional().meta({
+    description:
+      "Present for access tokens only: always the caller's registered resource (or the default audience for a resource server registered without one).",
+  }),
   jti: z.string().optional().meta({ description: 'Present for access tokens only.' }),
   token_type: z.enum(['Bearer', 'refresh_token']).meta({
     description: '"Bearer" for an access token (RFC 6749 §7.1), "refresh_token" for a refresh token.',
@@ -43,7 +46,10 @@ export const introspectOperations: Operations = {
       security: [{ resourceServer: [] }],
       requestBody: formAndJson(introspectionRequestSchema),
       responses: {
-        '200': ok('`{"active": false}` for any token that is not live.', introspectionResponseSchema),
+        '200': ok(
+          '`{"active": false}` for any token that is not live, and for an access token meant for another API (RFC 7662 §4, RFC 8707).',
+          introspectionResponseSchema,
+        ),
         '400': oauthError('invalid_request: no token.'),
         '401': oauthError(
           'invalid_client: missing or wrong resource-server credentials (WWW-Authenticate: Basic).',

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
+import { identifyResourceServer } from '../resource-servers/resource-server-auth.js'
 import type { Services } from '../services.js'
 import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
 
@@ -14,10 +14,10 @@ export function introspectRoutes(services: Pick<Services, 'resourceServers' | 'i
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
     })
     app.post('/api/oauth/introspect', async (request) => {
-      await authenticateResourceServer(request.headers.authorization, services.resourceServers)
+      const caller = await identifyResourceServer(request.headers.authorization, services.resourceServers)
       assertTokenMediaType(request.headers['content-type'])
       const token = requireParameter(readTokenParameters(request.body), 'token')
-      return services.introspection.introspect(token)
+      return services.introspection.introspect(token, caller)
     })
   }
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js'
 import type { RefreshTokenService } from '../grants/refresh-token.service.js'
 import { epochSeconds } from '../lib/clock.js'
 import type { AccessTokenStatusService } from '../tokens/access-token-status.service.js'
@@ -24,21 +25,40 @@ const INACTIVE = Object.freeze({ active: false as const })
 /** A JWT has dots; our refresh tokens (base64url) never do. The hint is only a hint (RFC 7662 §2.1). */
 export const looksLikeJwt = (token: string) => token.includes('.')
 
+/** The caller of introspection: a resource server, by its resource (null: the default audience). */
+export interface IntrospectionCaller {
+  resource: string | null
+}
+
+/**
+ * RFC 8707, RFC 7662 §4: a token is for the caller when its one audience is exactly the caller's
+ * resource (exact strings, as registered), or the default audience for a caller registered without
+ * one. Our tokens carry one audience; a list of several is never ours to honour here.
+ */
+function isForAudience(aud: string | string[], audience: string): boolean {
+  return Array.isArray(aud) ? aud.length === 1 && aud[0] === audience : aud === audience
+}
+
 /**
  * token_type: RFC 7662 takes it from RFC 6749 §7.1, where access tokens are "Bearer". Refresh
  * tokens have no §7.1 type, so they answer "refresh_token" (their RFC 7009 token_type_hint name):
  * never "Bearer", so that a resource server that checks token_type cannot mistake one for the other.
  */
 export function createIntrospectionService(
-  issuer: string,
+  config: Pick<Config, 'issuer' | 'accessTokenAudience'>,
   verifier: AccessTokenVerifier,
   accessTokens: Pick<AccessTokenStatusService, 'isAccessTokenLive'>,
   refreshTokens: Pick<RefreshTokenService, 'findLiveRefreshToken'>,
 ) {
-  async function introspectAccessToken(token: string): Promise<IntrospectionResponse> {
+  async function introspectAccessToken(
+    token: string,
+    caller: IntrospectionCaller,
+  ): Promise<IntrospectionResponse> {
     const verified = await verifier.verify(token)
     if (!verified.ok) return INACTIVE
     const c = verified.claims
+    // Before the liveness query: a token for another API costs the caller no database round trip.
+    if (!isForAudience(c.aud, caller.resource ?? config.accessTokenAudience)) return INACTIVE
     const live = await accessTokens.isAccessTokenLive({
       jti: c.jti,
       grantId: c.grant_id,
@@ -71,14 +91,18 @@ export function createIntrospectionService(
       sub: live.userId,
       exp: epochSeconds(live.expiresAt),
       iat: epochSeconds(live.issuedAt),
-      iss: issuer,
+      iss: config.issuer,
       token_type: 'refresh_token',
     }
   }
 
   return {
-    introspect(token: string): Promise<IntrospectionResponse> {
-      return looksLikeJwt(token) ? introspectAccessToken(token) : introspectRefreshToken(token)
+    /**
+     * Refresh tokens are the client's, never presented to an API, and carry no audience: they are
+     * described to any authenticated resource server as before.
+     */
+    introspect(token: string, caller: IntrospectionCaller): Promise<IntrospectionResponse> {
+      return looksLikeJwt(token) ? introspectAccessToken(token, caller) : introspectRefreshToken(token)
     },
   }
 }

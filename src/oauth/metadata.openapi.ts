@@ -19,6 +19,10 @@ export const authorizationServerMetadataSchema = z.object({
   introspection_endpoint_auth_methods_supported: z.array(z.literal('client_secret_basic')),
   authorization_response_iss_parameter_supported: z.literal(true),
   revocation_event_streams_endpoint: z.string(),
+  protected_resources: z.array(z.string()).meta({
+    description:
+      'RFC 9728 §4: the resource identifiers (RFC 8707) of the registered, enabled resource servers that have one.',
+  }),
 })
 
 export const metadataOperations: Operations = {

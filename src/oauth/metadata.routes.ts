@@ -1,11 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
+import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
 import { publicDocumentCors } from '../web/cors.js'
 import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
 
-/** RFC 8414 authorization server metadata; the issuer is exactly config.issuer. */
-export function authorizationServerMetadata(config: Pick<Config, 'issuer'>) {
+/**
+ * RFC 8414 authorization server metadata; the issuer is exactly config.issuer. Of RFC 8707 and
+ * RFC 9728, only RFC 9728 §4 defines a member for it: protected_resources, the registered resource
+ * identifiers, which a client may cross-check against an API's authorization_servers (§7.6).
+ */
+export function authorizationServerMetadata(
+  config: Pick<Config, 'issuer'>,
+  protectedResources: readonly string[] = [],
+) {
   const issuer = config.issuer
   return {
     issuer,
@@ -25,16 +33,25 @@ export function authorizationServerMetadata(config: Pick<Config, 'issuer'>) {
     authorization_response_iss_parameter_supported: true,
     // Extension: where resource servers subscribe to revocation events (docs/integrating.md, "Events").
     revocation_event_streams_endpoint: `${issuer}/api/events/streams`,
+    protected_resources: protectedResources,
   }
 }
 
-export function metadataRoutes(config: Pick<Config, 'issuer'>) {
-  const metadata = authorizationServerMetadata(config)
+export function metadataRoutes(
+  config: Pick<Config, 'issuer'>,
+  resourceServers: Pick<ResourceServerService, 'protectedResources'>,
+) {
+  // The service hands back the same list until it changes, so the document is built once per list.
+  let built: { from: readonly string[]; metadata: ReturnType<typeof authorizationServerMetadata> } | undefined
   return async (app: FastifyInstance) => {
     publicDocumentCors(app, '/.well-known/oauth-authorization-server')
     app.get('/.well-known/oauth-authorization-server', async (_request, reply) => {
-      reply.header('cache-control', 'public, max-age=3600')
-      return metadata
+      const resources = await resourceServers.protectedResources()
+      if (built?.from !== resources)
+        built = { from: resources, metadata: authorizationServerMetadata(config, resources) }
+      // Short enough that a newly registered API is listed to clients within minutes.
+      reply.header('cache-control', 'public, max-age=300')
+      return built.metadata
     })
   }
 }

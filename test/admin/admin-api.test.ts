@@ -235,9 +235,12 @@ describe('POST /admin/resource-servers', () => {
       headers: adminHeaders,
     })
     expect(JSON.stringify(list.json())).not.toContain(body.secret)
-    expect(await t.services.resourceServers.authenticate(body.id, body.secret)).toBe(true)
-    expect(await t.services.resourceServers.authenticate(body.id, `${body.secret}x`)).toBe(false)
-    expect(await t.services.resourceServers.authenticate('rs_unknown', body.secret)).toBe(false)
+    expect(await t.services.resourceServers.authenticate(body.id, body.secret)).toEqual({
+      id: body.id,
+      resource: null,
+    })
+    expect(await t.services.resourceServers.authenticate(body.id, `${body.secret}x`)).toBeUndefined()
+    expect(await t.services.resourceServers.authenticate('rs_unknown', body.secret)).toBeUndefined()
   })
 
   it('refuses an empty name', async () => {

@@ -80,6 +80,76 @@ describe('linkauth CLI against a live admin API', () => {
     expect(rs.out).toMatch(/^secret: +[A-Za-z0-9_-]{43}$/m)
   })
 
+  it('registers a resource server with its resource and scopes, and lists it', async () => {
+    const created = await cli([
+      'resource-servers',
+      'create',
+      '--name',
+      'Shop API',
+      '--resource',
+      'https://shop.cli.example/api',
+      '--scope',
+      'products:sync',
+      '--scope',
+      'ecommerce:write',
+      '--json',
+    ])
+    expect(created.code, created.err).toBe(0)
+    const server = JSON.parse(created.out)
+    expect(server).toMatchObject({
+      name: 'Shop API',
+      resource: 'https://shop.cli.example/api',
+      scopes: ['ecommerce:write', 'products:sync'],
+    })
+    const shown = await cli([
+      'resource-servers',
+      'create',
+      '--name',
+      'Links API',
+      '--resource',
+      'http://127.0.0.1:4000/links',
+      '--scope',
+      'links:read',
+    ])
+    expect(shown.out).toMatch(/^resource: http:\/\/127\.0\.0\.1:4000\/links$/m)
+    expect(shown.out).toMatch(/^scopes: +links:read$/m)
+
+    const list = await cli(['resource-servers', 'list'])
+    expect(list.code).toBe(0)
+    expect(list.out).toMatch(
+      new RegExp(
+        `${server.id}\\s+Shop API\\s+https://shop\\.cli\\.example/api\\s+ecommerce:write products:sync`,
+      ),
+    )
+    expect(list.out).not.toContain(server.secret)
+    const json = JSON.parse((await cli(['resource-servers', 'list', '--json'])).out)
+    expect(json.resource_servers).toContainEqual(
+      expect.objectContaining({ id: server.id, scopes: server.scopes }),
+    )
+
+    const taken = await cli([
+      'resource-servers',
+      'create',
+      '--name',
+      'Again',
+      '--resource',
+      'https://shop.cli.example/api',
+      '--scope',
+      'links:read',
+    ])
+    expect(taken.code).toBe(1)
+    expect(taken.err).toContain(
+      'the server refused (409): resource: another resource server has this resource',
+    )
+    const bad = await cli(['resource-servers', 'create', '--name', 'X', '--resource', 'http://api.example/'])
+    expect(bad.code).toBe(1)
+    expect(bad.err).toContain('(400)')
+    const help = await cli(['resource-servers', 'create', '--help'])
+    expect(help.code).toBe(0)
+    expect(help.out).toContain('--resource VALUE')
+    expect(help.out).toContain('--scope VALUE (repeatable)')
+  })
+
   it('exits 1 with the server’s reason when the server refuses', async () => {
     const bad = await cli(['clients', 'create', '--name', 'X', '--redirect-uri', 'http://evil.example/cb'])
     expect(bad.code).toBe(1)

@@ -389,6 +389,10 @@ describe('admin listener answers match the document', () => {
       { url: '/admin/resource-servers', headers: adminHeaders, payload: { name: '' } },
       400,
     )
+    const api = { name: 'Shop API', resource: 'https://shop.openapi.example/', scopes: ['products:sync'] }
+    const url = '/admin/resource-servers'
+    await check('admin', 'POST /admin/resource-servers', { url, headers: adminHeaders, payload: api }, 201)
+    await check('admin', 'POST /admin/resource-servers', { url, headers: adminHeaders, payload: api }, 409)
     await check(
       'admin',
       'GET /admin/resource-servers',

@@ -37,8 +37,10 @@ import { areAccessTokensLive, denyAccessToken } from '../../src/tokens/access-to
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { insertPendingAuthorization } from '../../src/oauth/pending-authorization.repository.js'
 import {
-  findResourceServerSecretHash,
+  findResourceServerCredentials,
+  findResourceTargets,
   insertResourceServer,
+  listEnabledResources,
 } from '../../src/resource-servers/resource-server.repository.js'
 import { createTestDatabase, type TestDatabase, testEngine } from '../helpers/database.js'
 
@@ -586,16 +588,69 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
   })
 
   describe('resource servers', () => {
-    it('finds the secret hash of an enabled server only', async () => {
+    it('finds the secret hash and resource of an enabled server only', async () => {
       const db = database.db
       const server = await insertResourceServer(db, {
         id: `rs_${randomToken(8)}`,
         name: 'API',
         secretHash: 'h',
       })
-      expect(await findResourceServerSecretHash(db, server.id)).toBe('h')
+      expect(server).toMatchObject({ resource: null, scopes: [] })
+      expect(await findResourceServerCredentials(db, server.id)).toEqual({ secretHash: 'h', resource: null })
       await db.updateTable('resource_servers').set({ disabled_at: now }).where('id', '=', server.id).execute()
-      expect(await findResourceServerSecretHash(db, server.id)).toBeUndefined()
+      expect(await findResourceServerCredentials(db, server.id)).toBeUndefined()
+    })
+
+    it('finds targets: enabled servers whose resource is exactly one of the strings, in one statement', async () => {
+      const db = database.db
+      const base = `https://${randomToken(6).toLowerCase()}.example`
+      const insert = (resource: string | null, scopes: string[] = []) =>
+        insertResourceServer(db, {
+          id: `rs_${randomToken(8)}`,
+          name: `API ${resource}`,
+          secretHash: 'h',
+          resource,
+          scopes,
+        })
+      const links = await insert(`${base}/links`, ['links:read', 'links:write'])
+      const shop = await insert(`${base}/shop`, ['ecommerce:write'])
+      const retired = await insert(`${base}/retired`, ['links:read'])
+      await insert(null)
+      await db
+        .updateTable('resource_servers')
+        .set({ disabled_at: now })
+        .where('id', '=', retired.id)
+        .execute()
+
+      const found = await findResourceTargets(db, [
+        `${base}/links`,
+        `${base}/shop`,
+        `${base}/retired`,
+        `${base}/links/`, // no normalisation: another string is another resource
+        `${base.toUpperCase()}/links`,
+        `${base}/unknown`,
+      ])
+      expect(found.sort((a, b) => a.resource.localeCompare(b.resource))).toEqual([
+        { id: links.id, name: links.name, resource: `${base}/links`, scopes: ['links:read', 'links:write'] },
+        { id: shop.id, name: shop.name, resource: `${base}/shop`, scopes: ['ecommerce:write'] },
+      ])
+      expect(await findResourceTargets(db, [])).toEqual([])
+      const listed = await listEnabledResources(db)
+      expect(listed).toEqual(expect.arrayContaining([`${base}/links`, `${base}/shop`]))
+      expect(listed).not.toContain(`${base}/retired`)
+    })
+
+    it('refuses a second resource server with the same resource (unique violation)', async () => {
+      const db = database.db
+      const resource = `https://${randomToken(6).toLowerCase()}.example/api`
+      await insertResourceServer(db, { id: `rs_${randomToken(8)}`, name: 'One', secretHash: 'h', resource })
+      const second = insertResourceServer(db, {
+        id: `rs_${randomToken(8)}`,
+        name: 'Two',
+        secretHash: 'h',
+        resource,
+      })
+      await expect(second).rejects.toSatisfy(isUniqueViolation)
     })
   })
 

@@ -40,6 +40,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
       authorization_response_iss_parameter_supported: true,
       revocation_event_streams_endpoint: `${base}/api/events/streams`,
+      protected_resources: [],
     })
   })
 })
