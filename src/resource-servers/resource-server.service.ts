@@ -5,7 +5,7 @@ import type { Database } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { ProblemError } from '../errors.js'
 import { newResourceServerId, newSecret } from '../lib/identifiers.js'
-import { resourceIdentifierProblem } from '../lib/resource-identifier.js'
+import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
 import { ALL_SCOPES, isKnownScope, normalizeScopes } from '../lib/scopes.js'
 import { constantTimeEqual, sha256 } from '../lib/secrets.js'
 import {

@@ -8,18 +8,34 @@ export const MAX_RESOURCE_IDENTIFIER_LENGTH = 2048
 
 /** RFC 3986's characters only (unreserved, reserved, '%'): safe inside a quoted header value too. */
 const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?[\]@!$&'()*+,;=%]+$/
+/** Loopback as the URL parser prints it (it turns 127.1 and the like into four decimal parts). */
 const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
 
 /**
- * An absolute URI without fragment or user info, `https:`, or `http:` on a loopback host (a local
- * deployment), at most 2048 characters.
+ * Why `value` is not a resource identifier, or null when it is: an absolute URI without fragment or
+ * user info, `https:`, or `http:` on a loopback host (a local deployment), at most 2048 characters,
+ * of RFC 3986's characters only (the URL parser used to check it would silently rewrite others, and
+ * the identifier is compared exactly as given). The authorization server registers APIs by this
+ * rule and the verifier refuses to start without it: one rule for both.
  */
-export function isResourceIdentifier(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length > MAX_RESOURCE_IDENTIFIER_LENGTH) return false
-  if (!URI_CHARACTERS.test(value) || value.includes('#') || !URL.canParse(value)) return false
+export function resourceIdentifierProblem(value: string): string | null {
+  const absolute = 'must be an absolute https URI (or http on a loopback host)'
+  if (value === '') return absolute
+  if (value.length > MAX_RESOURCE_IDENTIFIER_LENGTH)
+    return `must be at most ${MAX_RESOURCE_IDENTIFIER_LENGTH} characters`
+  if (value.includes('#')) return 'must not contain a fragment'
+  if (!URI_CHARACTERS.test(value)) return 'must be a URI (RFC 3986 characters only, no spaces)'
+  if (!/^https?:\/\//i.test(value) || !URL.canParse(value)) return absolute
   const url = new URL(value)
-  if (url.username !== '' || url.password !== '' || url.hostname === '') return false
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))
+  if (url.username !== '' || url.password !== '') return 'must not contain user information'
+  if (url.hostname === '') return 'must name a host'
+  if (url.protocol === 'http:' && !LOOPBACK_HOST.test(url.hostname))
+    return 'http is allowed only on loopback hosts (localhost, 127.0.0.0/8, [::1])'
+  return null
+}
+
+export function isResourceIdentifier(value: unknown): value is string {
+  return typeof value === 'string' && resourceIdentifierProblem(value) === null
 }
 
 /** RFC 9728 §3: the well-known URI string of protected-resource metadata. */

@@ -90,4 +90,8 @@ export function readAccessTokenClaims(p: Record<string, unknown>): SignedAccessT
 }
 
 /** The `aud` of a token issued for one API: that API's resource identifier (RFC 8707). */
-export { isResourceIdentifier, MAX_RESOURCE_IDENTIFIER_LENGTH } from './resource-identifier.js'
+export {
+  isResourceIdentifier,
+  MAX_RESOURCE_IDENTIFIER_LENGTH,
+  resourceIdentifierProblem,
+} from './resource-identifier.js'
