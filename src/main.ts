@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof PGliteLockedError) {
       process.stderr.write(
-        `linkauth: DATA_DIR ${config.dataDir} is in use by another linkauth (pid ${err.holderPid}, lock file ${err.lockFile}); stop that one, or set DATA_DIR to another folder\n`,
+        `linkauth: DATA_DIR ${config.dataDir} is in use by another linkauth (${err.holder}, lock file ${err.lockFile}); stop that one, or set DATA_DIR to another folder${err.ifGone}\n`,
       )
       process.exit(1)
     }

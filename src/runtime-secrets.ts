@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Config, ConfigError } from './config.js'
 import { newSecret } from './lib/identifiers.js'
@@ -31,17 +32,35 @@ export function resolveSecrets(config: Readonly<Config>): RuntimeSecrets {
     const { env, file } = FILES[key]
     if (mustBeGiven)
       throw new ConfigError(`${env}: required when DATABASE_URL is set and NODE_ENV=production`)
-    const path = join(config.dataDir, file)
-    if (existsSync(path)) return readFileSync(path, 'utf8').trim()
-    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 })
-    const value = newSecret()
-    writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' })
-    chmodSync(path, 0o600)
-    return value
+    return readOrCreate(config.dataDir, join(config.dataDir, file))
   }
   return {
     adminToken: resolve('adminToken', config.adminToken),
     cookieSecret: resolve('cookieSecret', config.cookieSecret),
     keyEncryptionKey: resolve('keyEncryptionKey', config.keyEncryptionKey),
+  }
+}
+
+/**
+ * Two processes can start at once on a fresh DATA_DIR (before either holds the PGlite lock, and on
+ * PostgreSQL there is no lock). The secret is written to a file of this process's own and then
+ * linked into place: link is atomic and fails with EEXIST if another process got there first, so
+ * the file is never seen half-written, and the loser uses the winner's value.
+ */
+function readOrCreate(dataDir: string, path: string): string {
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim()
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const value = newSecret()
+  const ownFile = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`
+  writeFileSync(ownFile, `${value}\n`, { mode: 0o600, flag: 'wx' })
+  try {
+    chmodSync(ownFile, 0o600)
+    linkSync(ownFile, path)
+    return value
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return readFileSync(path, 'utf8').trim()
+    throw err
+  } finally {
+    unlinkSync(ownFile)
   }
 }

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { parseArgs } from 'node:util'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import { CliError, createAdminClient, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './admin-client.js'
 import { type Command, COMMANDS } from './commands.js'
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>
 
 const GLOBAL_HELP = `linkauth: operate a linkauth server through its admin API
 
@@ -41,6 +43,41 @@ function adminToken(env: NodeJS.ProcessEnv): string | undefined {
   return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined
 }
 
+/**
+ * Identifiers the server mints are base64url, so one can start with '-' and would be read as a
+ * flag. Arguments are reordered for parseArgs: known options first (a string option's value joined
+ * as `--name=value`, so a value may start with '-' too), then '--', then the positionals. An
+ * argument that is not a known option fills a free positional slot; after '--' every one does.
+ */
+function withPositionalsLast(
+  args: string[],
+  options: ParseArgsOptionsConfig,
+  positionalCount: number,
+): string[] {
+  const flags: string[] = []
+  const positionals: string[] = []
+  const known = (arg: string) => {
+    const name = arg === '-h' ? 'help' : arg.startsWith('--') ? arg.slice(2).split('=')[0]! : ''
+    return Object.hasOwn(options, name) ? options[name] : undefined
+  }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === '--') {
+      positionals.push(...args.slice(i + 1))
+      break
+    }
+    const option = known(arg)
+    if (option?.type === 'string' && !arg.includes('=') && i + 1 < args.length) {
+      flags.push(`${arg}=${args[++i]}`)
+    } else if (option || (arg.startsWith('-') && positionals.length >= positionalCount)) {
+      flags.push(arg) // parseArgs refuses an unknown option with its own message
+    } else {
+      positionals.push(arg)
+    }
+  }
+  return [...flags, '--', ...positionals]
+}
+
 export interface CliIo {
   out: (text: string) => void
   err: (text: string) => void
@@ -63,20 +100,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return wantsHelp ? EXIT_OK : EXIT_USAGE
   }
   const rest = argv.slice(argv.indexOf(command.name.split(' ').at(-1)!) + 1)
+  const options = {
+    ...Object.fromEntries(
+      Object.entries(command.options).map(([k, o]) => [k, { type: o.type, multiple: o.multiple ?? false }]),
+    ),
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  } satisfies ParseArgsOptionsConfig
   let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseArgs({
-      args: rest,
-      options: {
-        ...Object.fromEntries(
-          Object.entries(command.options).map(([k, o]) => [
-            k,
-            { type: o.type, multiple: o.multiple ?? false },
-          ]),
-        ),
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      args: withPositionalsLast(rest, options, (command.positionals ?? []).length),
+      options,
       allowPositionals: true,
       strict: true,
     })

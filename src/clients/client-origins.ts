@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { listEnabledRedirectUris } from './client.repository.js'
+import { redirectUriOrigin } from './redirect-uri.js'
 
 /** How long a snapshot is trusted: how late a client disabled on another instance loses CORS here. */
 const MAX_AGE_MS = 60_000
@@ -16,16 +17,6 @@ export interface ClientOriginsOptions {
   missRefreshFloorMs?: number
   /** Milliseconds on a monotonic clock. */
   now?: () => number
-}
-
-/** The web origin of a redirect URI; none for a native app's private-use scheme (RFC 8252). */
-export function redirectOrigin(uri: string): string | undefined {
-  try {
-    const url = new URL(uri)
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.origin : undefined
-  } catch {
-    return undefined
-  }
 }
 
 interface Snapshot {
@@ -56,10 +47,10 @@ export function createClientOrigins(db: Kysely<Database>, options: ClientOrigins
     for (const client of clients) {
       const origins = new Set<string>()
       for (const uri of client.redirectUris) {
-        const origin = redirectOrigin(uri)
-        if (origin === undefined) continue
-        origins.add(origin)
-        allOrigins.add(origin)
+        const target = redirectUriOrigin(uri)
+        if (!target || !('web' in target)) continue
+        origins.add(target.web)
+        allOrigins.add(target.web)
       }
       originsByClient.set(client.id, origins)
     }

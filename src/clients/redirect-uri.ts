@@ -47,3 +47,20 @@ function hasControlCharacter(value: string): boolean {
   }
   return false
 }
+
+/**
+ * Where a redirect URI leads, for the headers that allow it: the web origin of an http(s) URI
+ * (CORS, CSP), or the scheme of a native app's private-use URI (RFC 8252: CSP only, since it has no
+ * web origin). Undefined when it does not parse.
+ */
+export function redirectUriOrigin(uri: string): { web: string } | { scheme: string } | undefined {
+  let url: URL
+  try {
+    url = new URL(uri)
+  } catch {
+    return undefined
+  }
+  return url.protocol === 'https:' || url.protocol === 'http:'
+    ? { web: url.origin }
+    : { scheme: url.protocol }
+}

@@ -24,7 +24,7 @@ try {
     err instanceof ConfigError
       ? err.message
       : err instanceof PGliteLockedError
-        ? `DATA_DIR ${dataDir} is in use by a running linkauth (pid ${err.holderPid}), which migrates at start; stop it first`
+        ? `DATA_DIR ${dataDir} is in use by a running linkauth (${err.holder}), which migrates at start; stop it first${err.ifGone}`
         : String(err)
   process.stderr.write(`linkauth migrate: ${message}\n`)
   process.exit(1)

@@ -1,18 +1,38 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /**
  * PGlite is one engine inside one process: two processes opening the same folder each keep their
  * own copy in memory and overwrite each other's files, so data is lost. A lock file beside the
- * folder (`<dir>.lock`) holds the pid and start time of the process that has it open.
+ * folder (`<dir>.lock`) holds the host name, pid and start time of the process that has it open.
+ *
+ * A pid means something only inside one PID namespace: two containers sharing a volume each see
+ * their own pid 1, and a pid from the other one is absent or another program. So a lock written
+ * under another host name (in Docker, another container's id) is never taken over: its process
+ * cannot be checked from here, and only a person can tell that the other container is gone.
  */
 export class PGliteLockedError extends Error {
   override name = 'PGliteLockedError'
   constructor(
     readonly lockFile: string,
     readonly holderPid: number,
+    /** Set when the holder runs under another host name (another machine or container). */
+    readonly holderHost?: string,
   ) {
-    super(`${lockFile} is held by process ${holderPid}`)
+    super(`${lockFile} is held by process ${holderPid}${holderHost ? ` on ${holderHost}` : ''}`)
+  }
+
+  /** The holder, as a person finds it: `pid N`, or `pid N on host H`. */
+  get holder(): string {
+    return `pid ${this.holderPid}${this.holderHost ? ` on host ${this.holderHost}` : ''}`
+  }
+
+  /** For a holder on another host, what to do if it is really gone (nothing here can tell). */
+  get ifGone(): string {
+    return this.holderHost
+      ? `; if host ${this.holderHost} (a machine or container) is really gone, delete ${this.lockFile}`
+      : ''
   }
 }
 
@@ -20,6 +40,8 @@ interface Holder {
   pid: number
   /** Start time of the process (Linux, clock ticks since boot): a reused pid has another one. */
   startTime: string | null
+  /** os.hostname() of the holder; null in a lock written before it was recorded. */
+  host: string | null
 }
 
 export interface PGliteLock {
@@ -35,7 +57,7 @@ const STALE_GUARD_MS = 5_000
 export async function lockPGliteDir(dir: string): Promise<PGliteLock> {
   const file = `${dir}.lock`
   const guard = `${file}.takeover`
-  const me: Holder = { pid: process.pid, startTime: startTimeOf(process.pid) }
+  const me: Holder = { pid: process.pid, startTime: startTimeOf(process.pid), host: hostname() }
   const mine = JSON.stringify(me)
   for (let attempt = 0; attempt < 100; attempt++) {
     // 'wx' is O_CREAT|O_EXCL: of two processes starting at once, exactly one creates the file.
@@ -43,7 +65,9 @@ export async function lockPGliteDir(dir: string): Promise<PGliteLock> {
     const seen = readLock(file)
     if (seen === undefined) continue // removed between our create and our read: try again
     const holder = parseHolder(seen)
-    if (holder && isAlive(holder)) throw new PGliteLockedError(file, holder.pid)
+    if (holder && holder.host !== null && holder.host !== me.host)
+      throw new PGliteLockedError(file, holder.pid, holder.host)
+    if (holder && isAlive(holder, me)) throw new PGliteLockedError(file, holder.pid)
     if (!holder && ageMs(file) < 1_000) {
       // Possibly created a moment ago and not yet written: let its writer finish.
       await sleep(20)
@@ -104,15 +128,18 @@ function parseHolder(text: string): Holder | undefined {
     return {
       pid: value.pid as number,
       startTime: typeof value.startTime === 'string' ? value.startTime : null,
+      host: typeof value.host === 'string' ? value.host : null,
     }
   } catch {
     return undefined // half-written by a process that died while writing: stale
   }
 }
 
-/** The holder still runs: its pid answers, is not ours, and (where the OS tells) started when it did. */
-function isAlive(holder: Holder): boolean {
-  if (holder.pid === process.pid) return false // a restarted container can be pid 1 again
+/** The holder (on this host) still runs: its pid answers and, where the OS tells, started when it did. */
+function isAlive(holder: Holder, me: Holder): boolean {
+  // Our own pid in a lock we did not take is a restarted container (pid 1 again, another start
+  // time); the same start time is this very process opening the folder a second time.
+  if (holder.pid === me.pid) return holder.startTime !== null && holder.startTime === me.startTime
   try {
     process.kill(holder.pid, 0)
   } catch (err) {

@@ -48,7 +48,11 @@ export const open = { security: [] as never[] }
 export const scopeString = z
   .string()
   .meta({ description: `Space-separated scopes (RFC 6749 §3.3) from: ${ALL_SCOPES.join(', ')}.` })
-export const clientIdField = z.string().meta({ description: 'The client_id the operator issued.' })
+/** In a token or revocation body; a public client may send it as the HTTP Basic user-id instead. */
+export const clientIdField = z.string().optional().meta({
+  description:
+    'The client_id the operator issued. Required unless sent as the HTTP Basic user-id (`Authorization: Basic base64(client_id:)`, empty password; RFC 6749 §2.3.1); when sent both ways they must be equal.',
+})
 export const epochSeconds = z.number().int().meta({ description: 'Seconds since 1970-01-01T00:00:00Z.' })
 
 // ---- error answers -------------------------------------------------------------------------------

@@ -25,12 +25,18 @@ const originRefused = () =>
 
 /**
  * Token and revocation endpoints: the answer carries `Access-Control-Allow-Origin: <Origin>` when the
- * Origin is that of a redirect URI of an enabled client. A preflight carries no body, hence no
- * client_id, so it can only ask that; once the request names its client (`assertOriginOf`), the
- * origin must be one of that client's own. A request from any other origin is refused before it is
- * read or acted on: a form POST needs no preflight, and a browser would spend a code or a refresh
- * token whose answer the page may not read. A request without Origin (not a browser) or from the
- * issuer's own origin (same-origin) is not CORS and costs nothing here.
+ * Origin is that of a redirect URI of an enabled client. Each request's origin is checked once:
+ *
+ * - a preflight carries no body, hence no client_id, so it can only ask for any client's origin;
+ * - a request that names its client (`assertOriginOf`, before the endpoint acts) must come from one
+ *   of that client's own origins; an unknown client, or none named, falls back to any client's;
+ * - an answer given before the client was known (a body that does not parse, a wrong media type, a
+ *   rate limit) is checked as it is sent, so that a registered page can read why it failed.
+ *
+ * A refused origin gets no CORS headers, so the page reads nothing. A request from it is refused
+ * before it is acted on: a form POST needs no preflight, and a browser would otherwise spend a code
+ * or a refresh token whose answer the page may not read. A request without Origin (not a browser)
+ * or from the issuer's own origin (same-origin) is not CORS and costs nothing here.
  */
 export function clientEndpointCors(
   app: FastifyInstance,
@@ -41,31 +47,45 @@ export function clientEndpointCors(
     const origin = request.headers.origin
     return origin === undefined || origin === issuerOrigin ? undefined : origin
   }
-  app.addHook('onRequest', async (request, reply) => {
+  /** Whether the request's origin was allowed, once it was checked. */
+  const decided = new WeakMap<FastifyRequest, boolean>()
+  const decide = (request: FastifyRequest, allowed: boolean) => {
+    decided.set(request, allowed)
+    if (!allowed) throw originRefused()
+  }
+  app.addHook('onRequest', async (_request, reply) => {
     reply.header('vary', 'Origin')
+  })
+  app.addHook('onSend', async (request, reply, payload) => {
     const origin = crossOrigin(request)
-    if (origin === undefined) return
-    if (!(await options.origins.isRegisteredOrigin(origin))) throw originRefused()
-    reply
-      .header('access-control-allow-origin', origin)
-      .header('access-control-expose-headers', EXPOSE_HEADERS)
+    if (origin === undefined) return payload
+    const allowed = decided.get(request) ?? (await options.origins.isRegisteredOrigin(origin))
+    if (allowed)
+      reply
+        .header('access-control-allow-origin', origin)
+        .header('access-control-expose-headers', EXPOSE_HEADERS)
+    return payload
   })
   app.options(options.path, async (request, reply) => {
     reply.header('allow', 'OPTIONS, POST')
-    if (crossOrigin(request) !== undefined)
+    const origin = crossOrigin(request)
+    if (origin !== undefined) {
+      decide(request, await options.origins.isRegisteredOrigin(origin))
       reply
         .header('access-control-allow-methods', 'POST')
         .header('access-control-allow-headers', ALLOW_HEADERS)
         .header('access-control-max-age', MAX_AGE_SECONDS)
+    }
     return reply.code(204).send()
   })
   return {
-    /** The request named its client: a cross-origin request must come from one of that client's origins. */
+    /** Before the endpoint acts: a cross-origin request must come from one of its client's origins. */
     async assertOriginOf(request: FastifyRequest, clientId: string | undefined): Promise<void> {
       const origin = crossOrigin(request)
-      if (origin === undefined || clientId === undefined) return
-      // An id naming no enabled client is left to the endpoint, which answers invalid_client.
-      if ((await options.origins.isOriginOf(origin, clientId)) === false) throw originRefused()
+      if (origin === undefined) return
+      const own = clientId === undefined ? undefined : await options.origins.isOriginOf(origin, clientId)
+      // No client named, or none enabled by that id (the endpoint answers invalid_client): any client's.
+      decide(request, own ?? (await options.origins.isRegisteredOrigin(origin)))
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { redirectUriOrigin } from '../clients/redirect-uri.js'
 
 function contentSecurityPolicy(formActions: readonly string[] = []): string {
   return [
@@ -18,14 +19,9 @@ const CSP = contentSecurityPolicy()
  * private-use scheme (RFC 8252). Undefined when it cannot be expressed safely.
  */
 function cspSourceFor(redirectUri: string): string | undefined {
-  let url: URL
-  try {
-    url = new URL(redirectUri)
-  } catch {
-    return undefined
-  }
-  const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol
-  return /^[A-Za-z0-9+.:/[\]-]+$/.test(source) ? source : undefined
+  const target = redirectUriOrigin(redirectUri)
+  const source = target && ('web' in target ? target.web : target.scheme)
+  return source && /^[A-Za-z0-9+.:/[\]-]+$/.test(source) ? source : undefined
 }
 
 /**

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import {
   BROWSER_TEST_TIMEOUT,
@@ -14,6 +13,7 @@ import {
   STEP_TIMEOUT,
 } from '../helpers/playwright.js'
 import type { Browser } from 'playwright-core'
+import { killStartedServers, startDemo, waitForOutput } from '../helpers/server-process.js'
 
 /** `npm run demo` (scripts/demo.ts) against a running server, with a person's part played in chromium. */
 describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
@@ -21,7 +21,6 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
   let browser: Browser
   let publicUrl: string
   let adminUrl: string
-  const children: ChildProcess[] = []
   const dataDirs: string[] = []
   const dataDir = () => {
     dataDirs.push(mkdtempSync(join(tmpdir(), 'linkauth-demo-')))
@@ -35,36 +34,23 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
     browser = await launchBrowser()
   })
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+    killStartedServers()
     await browser?.close()
     await t?.close()
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
   })
 
   function runDemo() {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LINKAUTH_URL: publicUrl,
-        LINKAUTH_ADMIN_URL: adminUrl,
-        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-        // Each run a registration of its own (the demo reuses the one kept in DATA_DIR).
-        DATA_DIR: dataDir(),
+    // Each run a registration of its own (the demo reuses the one kept in DATA_DIR).
+    const demo = startDemo(
+      'scripts/demo.ts',
+      { issuer: publicUrl, adminUrl, dataDir: dataDir() },
+      {
         DEMO_TIMEOUT: '90',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    children.push(child)
-    let output = ''
-    child.stdout?.on('data', (d) => (output += d))
-    child.stderr?.on('data', (d) => (output += d))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    const waitFor = async (pattern: RegExp) => {
-      await expect.poll(() => pattern.test(output), { timeout: STEP_TIMEOUT * 2, interval: 100 }).toBe(true)
-      return pattern.exec(output)!
-    }
-    return { output: () => output, exited, waitFor }
+    )
+    const waitFor = (pattern: RegExp) => waitForOutput(demo, pattern, STEP_TIMEOUT * 2)
+    return { ...demo, waitFor }
   }
 
   it(

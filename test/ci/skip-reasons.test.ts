@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { noPostgresReason } from '../helpers/global-setup.js'
+import { noPostgresReason, POSTGRES_ONLY_FILES } from '../helpers/global-setup.js'
 
 /** A skipped test is announced: `npm test` without PostgreSQL says once which tests it left out and why. */
 
@@ -29,5 +29,19 @@ describe('tests skipped without PostgreSQL', () => {
   it('are named in the README beside that line', () => {
     const readme = readFileSync('README.md', 'utf8')
     expect(readme).toContain('PostgreSQL-only tests skipped')
+    for (const file of POSTGRES_ONLY_FILES) expect(readme).toContain(file)
+  })
+
+  it('the line names every file whose tests skip on PGlite, and no other', () => {
+    // The forms a test uses to skip off PostgreSQL: on the engine, or on the database having no URL.
+    const skipsOffPostgres =
+      /skipIf\(testEngine\(\) !== 'postgres'\)|skipIf\(!onPostgres\)|engine === 'pglite'\) ctx\.skip\(\)|!database\.url\) ctx\.skip\(\)/
+    const files = readdirSync('test', { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => `test/${f}`)
+      .filter((f) => skipsOffPostgres.test(readFileSync(f, 'utf8')))
+      .sort()
+    expect(files).toEqual([...POSTGRES_ONLY_FILES])
+    for (const file of files) expect(noPostgresReason(false)).toContain(file)
   })
 })

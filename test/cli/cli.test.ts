@@ -62,6 +62,35 @@ describe('linkauth CLI against a live admin API', () => {
     expect(JSON.parse(disabled.out).disabled_at).not.toBeNull()
   })
 
+  it('takes an id that starts with - as the id, not as a flag (base64url ids can)', async () => {
+    const created = await cli([
+      'clients',
+      'create',
+      '--name',
+      '-dash app',
+      '--redirect-uri',
+      'https://dash.example/cb',
+      '--json',
+    ])
+    expect(created.code, created.err).toBe(0)
+    const client = JSON.parse(created.out)
+    expect(client.name).toBe('-dash app')
+    const dashed = `-${client.client_id.slice(1)}`
+    for (const args of [
+      ['clients', 'show', dashed],
+      ['clients', 'show', '--json', dashed],
+      ['clients', 'show', '--', dashed],
+    ]) {
+      const shown = await cli(args)
+      // Reaching the server (which knows no such client) proves the id was read as the id.
+      expect(shown.err).toContain('(404)')
+      expect(shown.code).toBe(1)
+    }
+    // The real id, wherever it stands among the options.
+    const shown = await cli(['clients', 'show', '--json', client.client_id])
+    expect(JSON.parse(shown.out).client_id).toBe(client.client_id)
+  })
+
   it('creates users and resource servers, and prints the secret once', async () => {
     const user = await cli([
       'users',

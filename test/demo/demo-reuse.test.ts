@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { adminHeaders, listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { adminHeaders, listenTestApp, type TestApp } from '../helpers/app.js'
 import { freePort } from '../helpers/net.js'
+import { killStartedServers, startDemo, waitForOutput } from '../helpers/server-process.js'
 
 /**
  * `npm run demo` run again and again against one server: the application and user of the first
@@ -15,7 +15,6 @@ let t: TestApp
 let issuer: string
 let adminUrl: string
 let dataDir: string
-const children: ChildProcess[] = []
 let blocker: Server | undefined
 beforeAll(async () => {
   const served = await listenTestApp({}, { admin: true })
@@ -24,7 +23,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'linkauth-demo-reuse-'))
 })
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+  killStartedServers()
   blocker?.close()
   await t?.close()
   rmSync(dataDir, { recursive: true, force: true })
@@ -32,32 +31,11 @@ afterAll(async () => {
 
 /** Runs the demo until it prints the authorize URL, then stops it (the person never comes). */
 async function runUntilAuthorizeUrl(extraEnv: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      LINKAUTH_URL: issuer,
-      LINKAUTH_ADMIN_URL: adminUrl,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      DATA_DIR: dataDir,
-      DEMO_TIMEOUT: '60',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  children.push(child)
-  let output = ''
-  child.stdout!.on('data', (d) => (output += d))
-  child.stderr!.on('data', (d) => (output += d))
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  await expect
-    .poll(() => output.includes('/oauth/authorize?') || child.exitCode !== null, {
-      timeout: 60_000,
-      interval: 100,
-    })
-    .toBe(true)
-  child.kill('SIGTERM')
-  await exited
+  const demo = startDemo('scripts/demo.ts', { issuer, adminUrl, dataDir }, extraEnv)
+  await waitForOutput(demo, /\/oauth\/authorize\?/, 60_000)
+  demo.child.kill('SIGTERM')
+  await demo.exited
+  const output = demo.output()
   const field = (label: string) => new RegExp(`${label}: +(\\S+)`).exec(output)?.[1]
   return {
     output,

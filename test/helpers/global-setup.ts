@@ -49,14 +49,26 @@ export default async function setup(project: TestProject): Promise<() => Promise
 }
 
 /**
- * Some tests need a PostgreSQL server, not the embedded engine: several processes or pools on one
- * database, LISTEN/NOTIFY between them, connections killed under load, the pool's metrics.
+ * The files with tests that need a PostgreSQL server, not the embedded engine: several processes
+ * or pools on one database, LISTEN/NOTIFY between them, connections killed under load, the pool's
+ * metrics, query plans, a lock held by another session. test/ci/skip-reasons.test.ts checks this
+ * list against the tests' own skip conditions, and README's Tests section against it.
  */
+export const POSTGRES_ONLY_FILES = [
+  'test/events/long-poll.test.ts',
+  'test/faults/database-faults.test.ts',
+  'test/housekeeping/index-use.test.ts',
+  'test/metrics/metrics.test.ts',
+  'test/process/server-process.test.ts',
+  'test/process/start-refusals.test.ts',
+  'test/repositories/storage.test.ts',
+] as const
+
 export function noPostgresReason(forced: boolean): string {
   const why = forced
     ? 'LINKAUTH_TEST_ENGINE=pglite'
     : 'no TEST_DATABASE_URL, and no Docker engine for testcontainers'
-  return `PostgreSQL-only tests skipped: the suite runs on embedded PGlite (${why}); set TEST_DATABASE_URL=postgres://… to run them too`
+  return `PostgreSQL-only tests skipped: the suite runs on embedded PGlite (${why}); set TEST_DATABASE_URL=postgres://… to run them too (they are in ${POSTGRES_ONLY_FILES.join(', ')})`
 }
 
 function dockerSocketPresent(): boolean {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { TEST_ADMIN_TOKEN } from './app.js'
 
-/** The real entry point (src/main.ts) as a child process, for tests of start-up and stop. */
+/** A script of this repository (the server, a demo) as a child process, its output collected. */
 export interface ServerProcess {
   child: ChildProcess
   /** Everything it wrote so far, stdout and stderr together. */
@@ -10,10 +11,10 @@ export interface ServerProcess {
 
 const started: ChildProcess[] = []
 
-/** Starts src/main.ts with only PATH, HOME, LOG_LEVEL=info and `env` in its environment. */
-export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'info', ...env },
+/** Runs `node --import tsx <script>` with only PATH, HOME and `env` in its environment. */
+export function startScript(script: string, env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   started.push(child)
@@ -22,6 +23,30 @@ export function startServer(env: Record<string, string>): ServerProcess {
   child.stderr?.on('data', (d) => (output += d))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return { child, output: () => output, exited }
+}
+
+/** The real entry point (src/main.ts), for tests of start-up and stop; LOG_LEVEL=info unless given. */
+export function startServer(env: Record<string, string>): ServerProcess {
+  return startScript('src/main.ts', { LOG_LEVEL: 'info', ...env })
+}
+
+/**
+ * A demo script (`npm run demo`, the links API's) against a server a test runs: its URLs, the test
+ * admin token, its own DATA_DIR, and a time limit of `DEMO_TIMEOUT` seconds.
+ */
+export function startDemo(
+  script: string,
+  server: { issuer: string; adminUrl: string; dataDir: string },
+  env: Record<string, string> = {},
+): ServerProcess {
+  return startScript(script, {
+    LINKAUTH_URL: server.issuer,
+    LINKAUTH_ADMIN_URL: server.adminUrl,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    DATA_DIR: server.dataDir,
+    DEMO_TIMEOUT: '60',
+    ...env,
+  })
 }
 
 /** For afterAll: a failed test must not leave its server running. */
@@ -43,8 +68,20 @@ export async function waitForHealth(url: string, running: ServerProcess): Promis
   throw new Error(`server did not become healthy: ${running.output()}`)
 }
 
-/** Waits until the output matches (a log line), or fails with the output so far. */
-export async function waitForOutput(running: ServerProcess, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 600 && !pattern.test(running.output()); i++) await new Promise((r) => setTimeout(r, 50))
-  if (!pattern.test(running.output())) throw new Error(`no ${pattern} in: ${running.output()}`)
+/**
+ * Waits until the output matches (a log line, a demo's step) and returns the match; fails with the
+ * output so far when the time is up or the process has exited without printing it.
+ */
+export async function waitForOutput(
+  running: ServerProcess,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<RegExpExecArray> {
+  for (const until = Date.now() + timeoutMs; ;) {
+    const match = pattern.exec(running.output())
+    if (match) return match
+    const gone = running.child.exitCode !== null || running.child.signalCode !== null
+    if (gone || Date.now() >= until) throw new Error(`no ${pattern} in: ${running.output()}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
 }

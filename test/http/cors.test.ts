@@ -1,6 +1,6 @@
 import type { KyselyPlugin } from 'kysely'
 import type { LightMyRequestResponse } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createClientOrigins } from '../../src/clients/client-origins.js'
 import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -187,6 +187,51 @@ describe('the token endpoint', () => {
     for (let i = 0; i < 5; i++) expect((await codeExchange()).res.statusCode).toBe(200)
     for (let i = 0; i < 5; i++) expect((await codeExchange(APP_ORIGIN)).res.statusCode).toBe(200)
     expect(reads.seen.count).toBe(before)
+  })
+})
+
+describe('how often the origin is checked', () => {
+  it('once per request: the named client’s origins for a request, any client’s for a preflight or an answer given before the client is known', async () => {
+    const registered = vi.spyOn(t.services.clients, 'isRegisteredOrigin')
+    const own = vi.spyOn(t.services.clients, 'isOriginOf')
+    const checks = () => registered.mock.calls.length + own.mock.calls.length
+    const reset = () => {
+      registered.mockClear()
+      own.mockClear()
+    }
+    try {
+      for (const origin of [APP_ORIGIN, UNKNOWN_ORIGIN]) {
+        reset()
+        await codeExchange(origin)
+        expect(checks(), origin).toBe(1)
+        expect(own).toHaveBeenCalledTimes(1)
+      }
+      reset()
+      await preflight('/api/oauth/token', APP_ORIGIN)
+      expect(checks()).toBe(1)
+
+      // A body that does not parse is answered before any client is named: a registered page can
+      // still read why, an unregistered one cannot.
+      for (const [origin, readable] of [
+        [APP_ORIGIN, true],
+        [UNKNOWN_ORIGIN, false],
+      ] as const) {
+        reset()
+        const res = await t.app.inject({
+          method: 'POST',
+          url: '/api/oauth/token',
+          headers: { 'content-type': 'application/json', origin },
+          payload: '{"grant_type":',
+        })
+        expect(res.statusCode).toBe(400)
+        if (readable) expectCorsFor(res, origin)
+        else expectNoCors(res)
+        expect(checks()).toBe(1)
+      }
+    } finally {
+      registered.mockRestore()
+      own.mockRestore()
+    }
   })
 })
 

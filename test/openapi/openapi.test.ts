@@ -117,6 +117,23 @@ describe('the documents', () => {
     }
   })
 
+  it('token and revocation bodies may leave client_id out (it can come as the HTTP Basic user-id)', () => {
+    const body = (path: string) => {
+      const op = publicDoc.paths[path]!.post as unknown as {
+        requestBody: { content: Record<string, { schema: object }> }
+      }
+      return op.requestBody.content['application/x-www-form-urlencoded']!.schema
+    }
+    const valid = (path: string, request: object) => ajv.compile(body(path))(request)
+    const code = { grant_type: 'authorization_code', code: 'c', code_verifier: 'v'.repeat(43) }
+    expect(valid('/api/oauth/token', code)).toBe(true)
+    expect(valid('/api/oauth/token', { grant_type: 'refresh_token', refresh_token: 'r' })).toBe(true)
+    expect(valid('/api/oauth/revoke', { token: 't' })).toBe(true)
+    expect(JSON.stringify(body('/api/oauth/revoke'))).toContain(
+      'Required unless sent as the HTTP Basic user-id',
+    )
+  })
+
   it('every operation has a summary and states its access: `security: []` when open', () => {
     for (const doc of [publicDoc, adminDoc] as unknown as Record<string, unknown>[]) {
       const paths = doc.paths as Record<string, Record<string, { summary?: string; security?: unknown[] }>>

@@ -1,11 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, testEngine } from '../helpers/database.js'
 import { freePort } from '../helpers/net.js'
-import { killStartedServers, startServer as start, waitForHealth } from '../helpers/server-process.js'
+import {
+  killStartedServers,
+  startScript,
+  startServer as start,
+  waitForHealth,
+  waitForOutput,
+} from '../helpers/server-process.js'
 import { runWholeFlow, spellings } from '../helpers/whole-flow.js'
 
 /** The real entry point (src/main.ts) as a process: start-up, config errors, data kept, graceful stop. */
@@ -14,6 +20,17 @@ const dataDir = mkdtempSync(join(tmpdir(), 'linkauth-process-'))
 afterAll(() => {
   killStartedServers()
   rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('the process helper the server and demo tests share', () => {
+  it('returns the line waited for, and fails with the output as soon as the process exits without it', async () => {
+    const script = join(dataDir, 'prints.mjs')
+    writeFileSync(script, "console.log('step 1: ready'); process.exitCode = 3")
+    const running = startScript(script, {})
+    expect((await waitForOutput(running, /step (\d+)/))[1]).toBe('1')
+    await expect(waitForOutput(running, /step 2/, 60_000)).rejects.toThrow(/no \/step 2\/ in: step 1: ready/)
+    expect(await running.exited).toBe(3)
+  }, 10_000)
 })
 
 describe('the server process', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { redirectUriProblem } from '../../src/clients/redirect-uri.js'
+import { redirectUriOrigin, redirectUriProblem } from '../../src/clients/redirect-uri.js'
 import { isValidCodeVerifier, isValidS256Challenge, s256Challenge, verifyS256 } from '../../src/lib/pkce.js'
 import { formatScopes, isSubset, parseScopeParameter } from '../../src/lib/scopes.js'
 import { constantTimeEqual, randomToken, sha256 } from '../../src/lib/secrets.js'
@@ -93,6 +93,17 @@ describe('redirect URI registration rules', () => {
     ['https://app.example/\u0000', 'control'],
     [`https://app.example/${'a'.repeat(2001)}`, '2000'],
   ])('refuses %j (%s)', (uri, why) => expect(redirectUriProblem(uri)).toContain(why))
+})
+
+describe('where a redirect URI leads (one rule for CORS origins and the CSP form-action source)', () => {
+  it.each([
+    ['https://app.example/cb?x=1', { web: 'https://app.example' }],
+    ['https://app.example:8443/a/b', { web: 'https://app.example:8443' }],
+    ['http://127.0.0.1:9000/cb', { web: 'http://127.0.0.1:9000' }],
+    ['HTTPS://APP.example/cb', { web: 'https://app.example' }],
+    ['com.example.app:/callback', { scheme: 'com.example.app:' }],
+    ['not a uri', undefined],
+  ])('%s → %j', (uri, expected) => expect(redirectUriOrigin(uri)).toEqual(expected))
 })
 
 describe('logging helpers', () => {

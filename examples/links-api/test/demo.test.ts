@@ -1,12 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { listenTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../../../test/helpers/app.js'
+import { listenTestApp, type TestApp } from '../../../test/helpers/app.js'
 import { hiddenField } from '../../../test/helpers/browser.js'
 import { HttpBrowser } from '../../../test/helpers/http-browser.js'
 import { freePort } from '../../../test/helpers/net.js'
+import { killStartedServers, startDemo, waitForOutput } from '../../../test/helpers/server-process.js'
 
 /**
  * `npm run links-api:demo` against an authorization server that is already running (so the demo
@@ -17,7 +17,6 @@ let t: TestApp
 let issuer: string
 let adminUrl: string
 let dataDir: string
-let demo: ChildProcess | undefined
 beforeAll(async () => {
   const served = await listenTestApp({}, { admin: true })
   ;({ t, issuer } = served)
@@ -25,7 +24,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'links-demo-'))
 })
 afterAll(async () => {
-  if (demo?.exitCode === null) demo.kill('SIGTERM')
+  killStartedServers()
   await t?.close()
   rmSync(dataDir, { recursive: true, force: true })
 })
@@ -33,38 +32,25 @@ afterAll(async () => {
 it('starts the links API beside the server, uses a token on it, and sees the revocation', async () => {
   const linksPort = await freePort()
   const callbackPort = await freePort()
-  demo = spawn(process.execPath, ['--import', 'tsx', 'examples/links-api/demo.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      LINKAUTH_URL: issuer,
-      LINKAUTH_ADMIN_URL: adminUrl,
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      DATA_DIR: dataDir,
+  const demo = startDemo(
+    'examples/links-api/demo.ts',
+    { issuer, adminUrl, dataDir },
+    {
       LINKS_PORT: String(linksPort),
       LINKS_PUBLIC_URL: `http://127.0.0.1:${linksPort}`,
       ...(t.database.url
         ? { LINKS_DATABASE_URL: t.database.url }
         : { LINKS_DATA_DIR: join(dataDir, 'links') }),
       DEMO_PORT: String(callbackPort),
-      DEMO_TIMEOUT: '60',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  demo.stdout!.on('data', (d) => (output += d))
-  demo.stderr!.on('data', (d) => (output += d))
-  const waitFor = async (pattern: RegExp) => {
-    await expect.poll(() => pattern.test(output), { timeout: 30_000, interval: 100 }).toBe(true)
-    return pattern.exec(output)!
-  }
-
+  )
+  const waitFor = (pattern: RegExp) => waitForOutput(demo, pattern)
   const authorize = new URL((await waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!)
   expect(authorize.searchParams.get('redirect_uri')).toBe(`http://127.0.0.1:${callbackPort}/callback`)
   const email = (await waitFor(/Email: +(\S+)/))[1]!
   const password = (await waitFor(/Password: +(\S+)/))[1]!
-  expect(output).toContain('Using the authorization server already running at')
-  expect(output).toMatch(/Registered the links API as resource server rs_\S+ \(credentials kept in/)
+  expect(demo.output()).toContain('Using the authorization server already running at')
+  expect(demo.output()).toMatch(/Registered the links API as resource server rs_\S+ \(credentials kept in/)
   expect(statSync(join(dataDir, 'links-api-resource-server.json')).mode & 0o777).toBe(0o600)
 
   // The person: sign in, Allow; the browser lands on the demo's callback.
@@ -80,7 +66,7 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
   const interval = (await waitFor(/with the token, every (\d+) ms/))[1]!
   expect(readFileSync('examples/links-api/README.md', 'utf8')).toContain(`every ${interval} ms`)
   // The token itself is never printed.
-  expect(output).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/)
+  expect(demo.output()).not.toMatch(/eyJ[\w-]{10,}\.[\w-]{10,}\.[\w-]{10,}/)
   expect(statSync(join(dataDir, 'links-api-demo-token')).mode & 0o777).toBe(0o600)
 
   // The person revokes the demo application on the connected-apps page.
@@ -98,9 +84,8 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
   await waitFor(/Done\. Both services keep running until Ctrl-C\./)
   expect((await fetch(`http://127.0.0.1:${linksPort}/healthz`)).status).toBe(200)
 
-  const exited = new Promise((resolve) => demo!.once('exit', resolve))
-  demo.kill('SIGINT')
-  await exited
+  demo.child.kill('SIGINT')
+  await demo.exited
   await expect
     .poll(() =>
       fetch(`http://127.0.0.1:${linksPort}/healthz`).then(
