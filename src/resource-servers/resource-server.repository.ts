@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 
 export interface ResourceServer {
@@ -40,4 +40,26 @@ export async function listResourceServers(db: Kysely<Database>): Promise<Resourc
     .orderBy('created_at')
     .execute()
   return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at }))
+}
+
+/** A registered API a token may be issued for (RFC 8707): its identifier and the scopes it serves. */
+export interface ResourceTarget {
+  id: string
+  name: string
+  resource: string
+  scopes: string[]
+}
+
+/** The enabled resource servers whose resource identifier is exactly one of `resources`. */
+export async function findEnabledTargets(
+  db: Kysely<Database>,
+  resources: string[],
+): Promise<ResourceTarget[]> {
+  const rows = await db
+    .selectFrom('resource_servers')
+    .select(['id', 'name', 'resource', 'scopes'])
+    .where(sql<boolean>`resource = any(${resources}::text[])`)
+    .where('disabled_at', 'is', null)
+    .execute()
+  return rows.map((r) => ({ id: r.id, name: r.name, resource: r.resource!, scopes: r.scopes }))
 }

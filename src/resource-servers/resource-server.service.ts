@@ -4,11 +4,15 @@ import type { Database } from '../db/database.js'
 import { newResourceServerId, newSecret } from '../lib/identifiers.js'
 import { constantTimeEqual, sha256 } from '../lib/secrets.js'
 import {
+  findEnabledTargets,
   findResourceServerSecretHash,
   insertResourceServer,
   listResourceServers,
   type ResourceServer,
+  type ResourceTarget,
 } from './resource-server.repository.js'
+
+export type { ResourceTarget }
 
 export const newResourceServerSchema = z.object({
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
@@ -55,6 +59,11 @@ export function createResourceServerService(db: Kysely<Database>) {
       return { ...server, secret }
     },
     listResourceServers: () => listResourceServers(db),
+    /** RFC 8707 targets: the enabled resource servers named by these identifiers, by identifier. */
+    async findTargets(resources: string[]): Promise<Map<string, ResourceTarget>> {
+      const targets = await findEnabledTargets(db, resources)
+      return new Map(targets.map((t) => [t.resource, t]))
+    },
     /** True when id names an enabled resource server whose secret matches (constant-time). */
     async authenticate(id: string, secret: string): Promise<boolean> {
       if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) return false // not an id we issue; never reaches a query
