@@ -42,17 +42,21 @@ export async function authorizationTargets(
 
 /**
  * The token endpoint's `resource` (one audience per token, RFC 8707 §2.2), read and looked up before
- * the code or refresh token is touched, so a bad one consumes nothing.
+ * the code or refresh token is touched, so a bad one consumes nothing; likewise a narrower `scope`
+ * that this API serves none of.
  */
 export async function namedTokenTarget(
   finder: Targets,
   resource: string | undefined,
+  requestedScopes?: readonly string[],
 ): Promise<ResourceTarget | undefined> {
   if (resource === undefined) return undefined
   const problem = resourceIdentifierProblem(resource)
   if (problem) throw invalidTarget(problem)
   const target = (await finder.findTargets([resource])).get(resource)
   if (!target) throw invalidTarget('resource is not a registered, enabled API.')
+  if (requestedScopes && !requestedScopes.some((s) => target.scopes.includes(s)))
+    throw invalidScope('This resource serves none of the requested scopes.')
   return target
 }
 
