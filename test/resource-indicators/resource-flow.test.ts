@@ -139,6 +139,17 @@ describe('resource at /oauth/authorize (RFC 8707 §2)', () => {
     expect(widened.resources.sort()).toEqual([LINKS_API.resource, SHOP_API.resource].sort())
     const remembered = await browser.get(authorizeUrl([SHOP_API.resource], { scope: 'ecommerce:write' }))
     expect(remembered.statusCode).toBe(302)
+    // The connected-apps page and its JSON name the consented APIs.
+    const page = await browser.get('/account/apps')
+    expect(page.body).toContain(LINKS_API.name)
+    expect(page.body).toContain(SHOP_API.resource)
+    const json = (await browser.get('/api/account/apps')).json()
+    expect(json.apps[0].resources).toEqual(
+      expect.arrayContaining([
+        { resource: LINKS_API.resource, name: LINKS_API.name },
+        { resource: SHOP_API.resource, name: SHOP_API.name },
+      ]),
+    )
     // Without resource, the fast path still answers at once.
     const plain = await browser.get(authorizeUrl([], { scope: 'links:read' }))
     expect(new URL(String(plain.headers.location)).searchParams.get('code')).toBeTruthy()
