@@ -1,23 +1,27 @@
-/** RFC 8707 §2 and the registry's limit: a resource identifier is at most this long. */
+/** RFC 8707 §2 sets no limit; ours keeps identifiers (and the column, migration 0006) bounded. */
 export const MAX_RESOURCE_LENGTH = 2048
 
 const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/
 
 /**
  * Why `value` cannot be a resource identifier (RFC 8707 §2: an absolute URI without a fragment;
- * https, or http on a loopback host as for native apps), or undefined when it can be one.
- * Identifiers are compared as exact strings elsewhere, so nothing here normalises.
+ * https, or http on a loopback host), or null when it can be one. Identifiers are compared as exact
+ * strings elsewhere, so nothing here normalises.
+ *
+ * A stand-in with the signature of @linkauth/resource's resourceIdentifierProblem (token-contract),
+ * which the registry uses on main: at the merge, import that one instead and delete this file, so
+ * the rule has one home.
  */
-export function resourceIdentifierProblem(value: string): string | undefined {
-  if (value.length > MAX_RESOURCE_LENGTH) return `resource must be at most ${MAX_RESOURCE_LENGTH} characters.`
+export function resourceIdentifierProblem(value: string): string | null {
+  if (value.length > MAX_RESOURCE_LENGTH) return `must be at most ${MAX_RESOURCE_LENGTH} characters`
+  if (value.includes('#')) return 'must not contain a fragment'
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    return 'resource must be an absolute URI.'
+    return 'must be an absolute https URI (or http on a loopback host)'
   }
-  if (value.includes('#')) return 'resource must not contain a fragment.'
-  if (url.protocol === 'https:') return undefined
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname)) return undefined
-  return 'resource must be an https URI (or http on a loopback host).'
+  if (url.protocol === 'https:') return null
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.test(url.hostname)) return null
+  return 'must be an absolute https URI (or http on a loopback host)'
 }

@@ -155,7 +155,7 @@ function readResources(value: string | string[] | undefined): string[] | string 
   const resources = [value].flat()
   for (const resource of resources) {
     const problem = resourceIdentifierProblem(resource)
-    if (problem) return problem
+    if (problem) return `resource ${problem}.`
   }
   if (new Set(resources).size !== resources.length) return 'resource is repeated with the same value.'
   return resources

@@ -52,7 +52,7 @@ export async function namedTokenTarget(
 ): Promise<ResourceTarget | undefined> {
   if (resource === undefined) return undefined
   const problem = resourceIdentifierProblem(resource)
-  if (problem) throw invalidTarget(problem)
+  if (problem) throw invalidTarget(`resource ${problem}.`)
   const target = (await finder.findTargets([resource])).get(resource)
   if (!target) throw invalidTarget('resource is not a registered, enabled API.')
   if (requestedScopes && !requestedScopes.some((s) => target.scopes.includes(s)))
