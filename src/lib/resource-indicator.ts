@@ -15,6 +15,9 @@ const LOOPBACK_HOSTS = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/
 export function resourceIdentifierProblem(value: string): string | null {
   if (value.length > MAX_RESOURCE_LENGTH) return `must be at most ${MAX_RESOURCE_LENGTH} characters`
   if (value.includes('#')) return 'must not contain a fragment'
+  // Printable ASCII only: the URL parser would accept (and rewrite) spaces, controls and NUL, which
+  // PostgreSQL cannot even compare.
+  if (!/^[\x21-\x7e]+$/.test(value)) return 'must be a URI (RFC 3986 characters only, no spaces)'
   let url: URL
   try {
     url = new URL(value)

@@ -51,7 +51,7 @@ export interface ResourceTarget {
 }
 
 /** The enabled resource servers whose resource identifier is exactly one of `resources`. */
-export async function findEnabledTargets(
+export async function findResourceTargets(
   db: Kysely<Database>,
   resources: string[],
 ): Promise<ResourceTarget[]> {

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js'
 import { newResourceServerId, newSecret } from '../lib/identifiers.js'
 import { constantTimeEqual, sha256 } from '../lib/secrets.js'
 import {
-  findEnabledTargets,
+  findResourceTargets,
   findResourceServerSecretHash,
   insertResourceServer,
   listResourceServers,
@@ -61,7 +61,7 @@ export function createResourceServerService(db: Kysely<Database>) {
     listResourceServers: () => listResourceServers(db),
     /** RFC 8707 targets: the enabled resource servers named by these identifiers, by identifier. */
     async findTargets(resources: string[]): Promise<Map<string, ResourceTarget>> {
-      const targets = await findEnabledTargets(db, resources)
+      const targets = await findResourceTargets(db, resources)
       return new Map(targets.map((t) => [t.resource, t]))
     },
     /** True when id names an enabled resource server whose secret matches (constant-time). */

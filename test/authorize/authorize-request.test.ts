@@ -65,6 +65,8 @@ describe('validateAuthorizationParameters', () => {
     ['an empty fragment', 'https://links.example/api#'],
     ['http off loopback', 'http://links.example/api'],
     ['another scheme', 'urn:example:api'],
+    ['with a NUL byte', 'https://links.example/a\u0000b'],
+    ['with a space', 'https://links.example/a b'],
     ['over 2048 characters', `https://links.example/${'a'.repeat(2030)}`],
   ])('refuses a resource that is %s with invalid_target', (_why, resource) => {
     const result = validateAuthorizationParameters({ ...valid, resource }, target)

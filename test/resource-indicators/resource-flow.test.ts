@@ -212,6 +212,7 @@ describe('resource at the token endpoint (RFC 8707 §2.2)', () => {
     ['two resources', { resource: [LINKS_API.resource, SHOP_API.resource] }],
     ['a relative resource', { resource: '/api' }],
     ['an unregistered resource', { resource: 'https://unknown.example/api' }],
+    ['a resource with a NUL byte', { resource: 'https://links.example/a\u0000b' }],
   ])('refuses %s with invalid_target and leaves the code usable', async (_why, extra) => {
     const { code } = await codeFor([LINKS_API.resource])
     const body = {
