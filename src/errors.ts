@@ -12,6 +12,8 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'unsupported_token_type'
   | 'invalid_scope'
+  /** RFC 8707 §2: a resource indicator that is malformed, unknown, or not allowed here. */
+  | 'invalid_target'
   | 'access_denied'
   | 'login_required'
   | 'consent_required'
@@ -30,6 +32,7 @@ const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   unsupported_response_type: 400,
   unsupported_token_type: 400,
   invalid_scope: 400,
+  invalid_target: 400,
   access_denied: 403,
   login_required: 401,
   consent_required: 403,
@@ -60,6 +63,7 @@ export const invalidRequest = (description: string) => new OAuthError('invalid_r
 export const invalidClient = (description: string) => new OAuthError('invalid_client', description)
 export const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 export const invalidScope = (description: string) => new OAuthError('invalid_scope', description)
+export const invalidTarget = (description: string) => new OAuthError('invalid_target', description)
 /** Public clients authenticate by client_id alone: one that is unknown or disabled is invalid_client. */
 export const unknownClient = () => invalidClient('Unknown or disabled client.')
 

@@ -65,6 +65,7 @@ export function createServices(deps: AppDeps) {
   const signingKeys = createSigningKeyService(deps)
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
   const clients = createClientService(db, clock, grants)
+  const resourceServers = createResourceServerService(db, config)
   const events = createEventFeedService({
     db,
     clock,
@@ -89,8 +90,8 @@ export function createServices(deps: AppDeps) {
     accessTokenStatus,
     authorize: createAuthorizeService(db, clock, grants),
     clients,
-    connectedApps: createConnectedAppsService(grants, clients),
-    resourceServers: createResourceServerService(db, config),
+    connectedApps: createConnectedAppsService(grants, clients, resourceServers),
+    resourceServers,
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,

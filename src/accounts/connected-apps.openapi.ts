@@ -7,6 +7,10 @@ export const accountAppsSchema = z.object({
       client_id: z.string(),
       name: z.string(),
       scopes: z.array(z.object({ scope: z.string(), description: z.string() })),
+      resources: z.array(z.object({ resource: z.string(), name: z.string() })).meta({
+        description:
+          'The APIs (RFC 8707 resource identifiers, with their registered names) the user consented to; empty: the service’s default audience.',
+      }),
       authorized_at: isoTime,
       last_used_at: isoTime.nullable(),
     }),

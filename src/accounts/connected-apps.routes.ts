@@ -18,6 +18,7 @@ function appJson(app: ConnectedApp) {
     client_id: app.clientId,
     name: app.name,
     scopes: app.scopes,
+    resources: app.resources,
     authorized_at: app.authorizedAt.toISOString(),
     last_used_at: app.lastUsedAt?.toISOString() ?? null,
   }

@@ -4,7 +4,7 @@ import { prepareStatement } from '../db/prepared-statement.js'
 import { isSubset } from '../lib/scopes.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
-import type { RefreshTokenIssue } from './refresh-token.repository.js'
+import { type RefreshTokenIssue, resourceRefusal } from './refresh-token.repository.js'
 
 export interface CodeRedemptionRow {
   /** False when the client is unknown or disabled: then nothing was consumed or written. */
@@ -22,7 +22,7 @@ export interface CodeRedemptionRow {
 /** What decides whether a code may be redeemed. */
 export type ConsumedCode = Pick<
   AuthorizationCode,
-  'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt'
+  'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt' | 'resources'
 >
 
 export interface CodeRedemptionValues {
@@ -30,6 +30,8 @@ export interface CodeRedemptionValues {
   clientId: string
   redirectUri: string | null
   expectedChallenge: string
+  /** The token request's `resource` (RFC 8707), null when none was named. */
+  resource: string | null
   familyId: string
   tokenHash: string
   now: Date
@@ -68,6 +70,7 @@ const redemptionStatement = prepareStatement(
       code_challenge: string | null
       scopes: string[] | null
       expires_at: Date | null
+      resources: string[] | null
       grant_id: string | null
       user_id: string | null
       issued_family_id: string | null
@@ -85,17 +88,19 @@ const redemptionStatement = prepareStatement(
                 and (${r.redirectUri}::text is null or c.redirect_uri = ${r.redirectUri}::text)
                 and c.code_challenge = ${r.expectedChallenge}
                 and c.scopes <@ (select scopes from client)
+                and (${r.resource}::text = any(c.resources)
+                     or ${r.resource}::text is null and cardinality(c.resources) <= 1)
                 and exists (select 1 from grants g where g.id = c.grant_id and g.revoked_at is null)
                then ${r.familyId}::uuid
              end
        where c.code_hash = ${r.codeHash} and c.consumed_at is null
          and exists (select 1 from client)
       returning c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
-                c.family_id
+                c.family_id, c.resources
     ), family as (
-      insert into refresh_families (id, grant_id, client_id, user_id, scopes, created_at, expires_at)
+      insert into refresh_families (id, grant_id, client_id, user_id, scopes, resources, created_at, expires_at)
       select consumed.family_id, consumed.grant_id, consumed.client_id, consumed.user_id, consumed.scopes,
-             ${r.now}, ${r.familyExpiresAt}
+             consumed.resources, ${r.now}, ${r.familyExpiresAt}
         from consumed join grants as g on g.id = consumed.grant_id
        where consumed.family_id is not null and g.revoked_at is null
          for share of g
@@ -109,7 +114,7 @@ const redemptionStatement = prepareStatement(
     )
     select (select scopes from client) as client_scopes,
            consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
-           consumed.expires_at, consumed.grant_id, consumed.user_id,
+           consumed.expires_at, consumed.resources, consumed.grant_id, consumed.user_id,
            (select family_id from first_token) as issued_family_id,
            (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at
       from (select) as one left join consumed on true
@@ -123,6 +128,8 @@ export type CodeRefusal =
   | 'redirect_uri_mismatch'
   | 'verifier_mismatch'
   | 'scope_not_allowed'
+  | 'resource_not_authorized'
+  | 'resource_ambiguous'
   | 'grant_revoked'
 
 /**
@@ -133,7 +140,7 @@ export type CodeRefusal =
  */
 export function codeRefusal(
   code: ConsumedCode,
-  attempt: Pick<CodeRedemptionValues, 'clientId' | 'redirectUri' | 'expectedChallenge' | 'now'>,
+  attempt: Pick<CodeRedemptionValues, 'clientId' | 'redirectUri' | 'expectedChallenge' | 'now' | 'resource'>,
   clientScopes: readonly string[],
   grantLive: boolean,
 ): CodeRefusal | undefined {
@@ -142,6 +149,8 @@ export function codeRefusal(
   if (attempt.redirectUri !== null && attempt.redirectUri !== code.redirectUri) return 'redirect_uri_mismatch' // $redirectUri is null or c.redirect_uri = $redirectUri
   if (!constantTimeEqual(attempt.expectedChallenge, code.codeChallenge)) return 'verifier_mismatch' // c.code_challenge = $expectedChallenge
   if (!isSubset(code.scopes, clientScopes)) return 'scope_not_allowed' // c.scopes <@ client.scopes
+  const resourceLine = resourceRefusal(attempt.resource, code.resources) // $resource = any(c.resources) or …
+  if (resourceLine) return resourceLine
   if (!grantLive) return 'grant_revoked' // exists (a live grant g.id = c.grant_id)
   return undefined
 }
@@ -160,6 +169,7 @@ export async function redeemAuthorizationCodeRow(
     codeChallenge: row.code_challenge!,
     scopes: row.scopes!,
     expiresAt: row.expires_at!,
+    resources: row.resources!,
   }
   if (!row.issued_family_id) return { clientActive: true, clientScopes, consumed }
   return {
@@ -173,6 +183,7 @@ export async function redeemAuthorizationCodeRow(
       userId: row.user_id!,
       clientId: row.client_id,
       scopes: consumed.scopes,
+      resources: consumed.resources,
     },
   }
 }

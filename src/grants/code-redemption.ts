@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
-import { invalidGrant, OAuthError, unknownClient } from '../errors.js'
+import { invalidGrant, invalidTarget, OAuthError, unknownClient } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { s256Challenge } from '../lib/pkce.js'
 import { newSecret, newUuid } from '../lib/identifiers.js'
@@ -18,6 +18,8 @@ import {
   type IssuedRefreshToken,
   LAST_USED_PRECISION_SECONDS,
   type RefreshLifetimes,
+  RESOURCE_AMBIGUOUS,
+  RESOURCE_NOT_AUTHORIZED,
 } from './refresh-rotation.js'
 
 export interface CodeRedemption {
@@ -26,6 +28,8 @@ export interface CodeRedemption {
   clientId: string
   /** Checked against the code's when sent (RFC 6749 §4.1.3). */
   redirectUri?: string | undefined
+  /** RFC 8707: the one resource the access token is for, when named. */
+  resource?: string | undefined
 }
 
 /** How each refusal of a code is answered (RFC 6749 §5.2). */
@@ -36,6 +40,8 @@ const REFUSALS: Record<CodeRefusal, () => OAuthError> = {
   verifier_mismatch: () => invalidGrant('code_verifier does not match the code_challenge.'),
   scope_not_allowed: () =>
     new OAuthError('unauthorized_client', 'The client is not allowed the scopes of this code.'),
+  resource_not_authorized: () => invalidTarget(RESOURCE_NOT_AUTHORIZED),
+  resource_ambiguous: () => invalidTarget(RESOURCE_AMBIGUOUS),
   grant_revoked: () => invalidGrant('The grant behind this code has been revoked.'),
 }
 
@@ -66,6 +72,7 @@ export async function redeemAuthorizationCode(
     clientId: input.clientId,
     redirectUri: input.redirectUri ?? null,
     expectedChallenge: s256Challenge(input.codeVerifier),
+    resource: input.resource ?? null,
     tokenHash: sha256(refreshToken),
     now,
     familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),

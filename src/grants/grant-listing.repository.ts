@@ -7,6 +7,8 @@ export interface LiveGrantSummary {
   clientId: string
   clientName: string
   scopes: string[]
+  /** RFC 8707 resources the user consented to. */
+  resources: string[]
   createdAt: Date
   lastUsedAt: Date | null
 }
@@ -22,7 +24,7 @@ export async function listLiveGrantsOfUser(
   const rows = await db
     .selectFrom('grants as g')
     .innerJoin('clients as c', 'c.id', 'g.client_id')
-    .select(['g.id', 'g.client_id', 'c.name', 'g.scopes', 'g.created_at', 'g.last_used_at'])
+    .select(['g.id', 'g.client_id', 'c.name', 'g.scopes', 'g.resources', 'g.created_at', 'g.last_used_at'])
     .where('g.user_id', '=', userId)
     .where('g.revoked_at', 'is', null)
     .where('c.disabled_at', 'is', null)
@@ -34,6 +36,7 @@ export async function listLiveGrantsOfUser(
     clientId: r.client_id,
     clientName: r.name,
     scopes: r.scopes,
+    resources: r.resources,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
   }))

@@ -6,6 +6,8 @@ export interface Grant {
   userId: string
   clientId: string
   scopes: string[]
+  /** RFC 8707 resources the user consented to; empty when only the default audience was asked. */
+  resources: string[]
   createdAt: Date
   updatedAt: Date
   lastUsedAt: Date | null
@@ -18,6 +20,7 @@ export function toGrant(row: Row<'grants'>): Grant {
     userId: row.user_id,
     clientId: row.client_id,
     scopes: row.scopes,
+    resources: row.resources,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     lastUsedAt: row.last_used_at,
@@ -59,12 +62,13 @@ export async function lockEnabledClient(trx: Kysely<Database>, id: string): Prom
 }
 
 /**
- * Creates the live grant for (user, client), or widens it to the union of its scopes and `scopes`.
+ * Creates the live grant for (user, client), or widens it to the union of its scopes and `scopes`,
+ * and of its resources and `resources`.
  * One statement: concurrent approvals meet at the partial unique index and end with one grant.
  */
 export async function upsertGrant(
   db: Kysely<Database>,
-  grant: { userId: string; clientId: string; scopes: string[] },
+  grant: { userId: string; clientId: string; scopes: string[]; resources?: string[] },
   now: Date,
 ): Promise<Grant> {
   const row = await db
@@ -73,6 +77,7 @@ export async function upsertGrant(
       user_id: grant.userId,
       client_id: grant.clientId,
       scopes: grant.scopes,
+      resources: grant.resources ?? [],
       created_at: now,
       updated_at: now,
     })
@@ -84,6 +89,9 @@ export async function upsertGrant(
           scopes: sql<
             string[]
           >`array(select distinct s from unnest(grants.scopes || excluded.scopes) as s order by s)`,
+          resources: sql<
+            string[]
+          >`array(select distinct r from unnest(grants.resources || excluded.resources) as r order by r)`,
           updated_at: now,
         }),
     )

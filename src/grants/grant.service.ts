@@ -25,6 +25,8 @@ export interface CodeRequest {
   redirectUri: string
   scopes: string[]
   codeChallenge: string
+  /** RFC 8707 resource indicators the code is for; none (the default) for the default audience. */
+  resources?: string[]
 }
 
 /** The plain code exists only here and in the redirect; the database keeps sha256(code). */
@@ -69,6 +71,7 @@ export function createGrantService(
       redirectUri: request.redirectUri,
       scopes: request.scopes,
       codeChallenge: request.codeChallenge,
+      resources: request.resources ?? [],
       createdAt: now,
       expiresAt: addSeconds(now, lifetimes.authCodeTtl),
     }
@@ -103,7 +106,8 @@ export function createGrantService(
     },
 
     /**
-     * Remembered consent: issues a code only if the live grant still covers every requested scope,
+     * Remembered consent: issues a code only if the live grant still covers every requested scope and
+     * resource,
      * in one statement without a row lock (see insertAuthorizationCodeUnderLiveGrant). Undefined when
      * there is no such grant (the user must be asked).
      */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { retryOnConcurrencyConflict } from '../db/errors.js'
-import { invalidGrant, invalidScope, type OAuthError } from '../errors.js'
+import { invalidGrant, invalidScope, invalidTarget, type OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { newSecret } from '../lib/identifiers.js'
 import { sha256 } from '../lib/secrets.js'
@@ -14,6 +14,11 @@ import {
   revokeRefreshFamily,
   rotateRefreshToken as rotateRefreshTokenRow,
 } from './refresh-token.repository.js'
+
+/** The invalid_target descriptions of both grant types (RFC 8707 §2.2). */
+export const RESOURCE_NOT_AUTHORIZED = 'This resource was not named in the authorization request.'
+export const RESOURCE_AMBIGUOUS =
+  'The authorization names several resources: name one with the resource parameter (one audience per token).'
 
 export type RefreshLifetimes = Pick<Config, 'refreshTokenTtl' | 'refreshTokenAbsoluteTtl'>
 
@@ -27,6 +32,8 @@ export interface RefreshRotation {
   clientId: string
   /** A narrower set than the family's; undefined keeps the family's (RFC 6749 §6). */
   scopes?: string[] | undefined
+  /** RFC 8707: the one resource the access token is for, when named. */
+  resource?: string | undefined
 }
 
 /** grants.last_used_at is for people ("last used 3 minutes ago"): a minute of precision is plenty. */
@@ -53,6 +60,7 @@ export async function rotateRefreshToken(
       newTokenHash: sha256(refreshToken),
       clientId: input.clientId,
       requestedScopes: input.scopes ?? null,
+      resource: input.resource ?? null,
       now,
       newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
       touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
@@ -66,6 +74,7 @@ export async function rotateRefreshToken(
   const refusal = refreshTokenRefusal(state, now, {
     clientId: input.clientId,
     requestedScopes: input.scopes ?? null,
+    resource: input.resource ?? null,
   })
   if (refusal === 'rotated') {
     await revokeRefreshFamily(db, { familyId: state.familyId }, now, 'refresh_token_reuse')
@@ -81,4 +90,6 @@ const REFUSALS: Record<RefreshTokenRefusal, () => OAuthError> = {
   revoked: () => invalidGrant('The refresh token has been revoked.'),
   expired: () => invalidGrant('The refresh token has expired.'),
   scope_exceeded: () => invalidScope('The requested scope exceeds the scope originally granted.'),
+  resource_not_authorized: () => invalidTarget(RESOURCE_NOT_AUTHORIZED),
+  resource_ambiguous: () => invalidTarget(RESOURCE_AMBIGUOUS),
 }

@@ -10,6 +10,8 @@ export interface RefreshTokenIssue {
   userId: string
   clientId: string
   scopes: string[]
+  /** RFC 8707 resources of the authorization (the family's): what a token may be issued for. */
+  resources: string[]
 }
 
 export interface RefreshRotation {
@@ -18,6 +20,8 @@ export interface RefreshRotation {
   clientId: string
   /** null keeps the family's scopes (RFC 6749 §6). */
   requestedScopes: string[] | null
+  /** The token request's `resource` (RFC 8707), null when none was named. */
+  resource: string | null
   now: Date
   newTokenExpiresAt: Date
   touchGrantBefore: Date
@@ -25,7 +29,7 @@ export interface RefreshRotation {
 
 const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
   const requested = rotation.requestedScopes
-  return sql<{ family_id: string; grant_id: string; user_id: string; scopes: string[] }>`
+  return sql<{ family_id: string; grant_id: string; user_id: string; scopes: string[]; resources: string[] }>`
     with rotated as (
       update refresh_tokens as t
          set rotated_at = ${rotation.now}
@@ -41,7 +45,10 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
          and t.expires_at > ${rotation.now}
          and f.expires_at > ${rotation.now}
          and (${requested}::text[] is null or ${requested}::text[] <@ f.scopes)
-      returning t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at
+         and (${rotation.resource}::text = any(f.resources)
+              or ${rotation.resource}::text is null and cardinality(f.resources) <= 1)
+      returning t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at,
+                f.resources
     ), successor as (
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
       select ${rotation.newTokenHash}, family_id, coalesce(${requested}::text[], family_scopes), ${rotation.now},
@@ -53,7 +60,7 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
        where id = (select grant_id from rotated)
          and (last_used_at is null or last_used_at < ${rotation.touchGrantBefore})
     )
-    select rotated.family_id, rotated.grant_id, rotated.user_id, successor.scopes
+    select rotated.family_id, rotated.grant_id, rotated.user_id, successor.scopes, rotated.resources
       from rotated join successor on successor.family_id = rotated.family_id
   `
 })
@@ -67,6 +74,8 @@ export interface RefreshTokenRecord {
   scopes: string[]
   /** The family's scopes: what a refresh may narrow down from. */
   familyScopes: string[]
+  /** The family's resources (RFC 8707): what a refresh may name. */
+  familyResources: string[]
   createdAt: Date
   expiresAt: Date
   rotatedAt: Date | null
@@ -77,7 +86,27 @@ export interface RefreshTokenRecord {
 }
 
 /** Why a refresh token is not live, or may not be rotated as asked. */
-export type RefreshTokenRefusal = 'other_client' | 'rotated' | 'revoked' | 'expired' | 'scope_exceeded'
+export type RefreshTokenRefusal =
+  | 'other_client'
+  | 'rotated'
+  | 'revoked'
+  | 'expired'
+  | 'scope_exceeded'
+  | 'resource_not_authorized'
+  | 'resource_ambiguous'
+
+/**
+ * RFC 8707 §2.2 for a code or a refresh token: a named resource must be one of the authorization's;
+ * naming none is fine when it named at most one (that one is the audience). The statements of both
+ * grant types carry this line in SQL; this is its one TypeScript home.
+ */
+export function resourceRefusal(
+  named: string | null,
+  authorized: readonly string[],
+): 'resource_not_authorized' | 'resource_ambiguous' | undefined {
+  if (named !== null) return authorized.includes(named) ? undefined : 'resource_not_authorized'
+  return authorized.length <= 1 ? undefined : 'resource_ambiguous'
+}
 
 /**
  * The rotation statement's predicates in TypeScript, line for line and in the same order: the one
@@ -88,7 +117,7 @@ export type RefreshTokenRefusal = 'other_client' | 'rotated' | 'revoked' | 'expi
 export function refreshTokenRefusal(
   token: RefreshTokenRecord,
   now: Date,
-  use?: { clientId: string; requestedScopes: readonly string[] | null },
+  use?: { clientId: string; requestedScopes: readonly string[] | null; resource: string | null },
 ): RefreshTokenRefusal | undefined {
   if (use && token.clientId !== use.clientId) return 'other_client' // f.client_id = $clientId
   if (token.rotatedAt !== null) return 'rotated' // t.rotated_at is null
@@ -97,6 +126,8 @@ export function refreshTokenRefusal(
   if (token.expiresAt.getTime() <= now.getTime()) return 'expired' // t.expires_at > $now
   if (token.familyExpiresAt.getTime() <= now.getTime()) return 'expired' // f.expires_at > $now
   if (use?.requestedScopes && !isSubset(use.requestedScopes, token.familyScopes)) return 'scope_exceeded' // $requested is null or $requested <@ f.scopes
+  const resourceLine = use && resourceRefusal(use.resource, token.familyResources) // $resource = any(f.resources) or …
+  if (resourceLine) return resourceLine
   if (token.clientDisabledAt !== null) return 'revoked'
   return undefined
 }
@@ -121,6 +152,7 @@ export async function rotateRefreshToken(
       userId: row.user_id,
       clientId: rotation.clientId,
       scopes: row.scopes,
+      resources: row.resources,
     }
   )
 }
@@ -185,6 +217,7 @@ const refreshTokenRecords = prepareStatement((db, { tokenHashes }: { tokenHashes
       'f.user_id',
       't.scopes',
       'f.scopes as family_scopes',
+      'f.resources as family_resources',
       't.created_at',
       't.expires_at',
       't.rotated_at',
@@ -213,6 +246,7 @@ export async function findRefreshTokenRecords(
         userId: row.user_id,
         scopes: row.scopes,
         familyScopes: row.family_scopes,
+        familyResources: row.family_resources,
         createdAt: row.created_at,
         expiresAt: row.expires_at,
         rotatedAt: row.rotated_at,

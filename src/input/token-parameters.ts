@@ -1,4 +1,4 @@
-import { invalidRequest, OAuthError } from '../errors.js'
+import { invalidRequest, invalidTarget, OAuthError } from '../errors.js'
 import { MAX_PARAMETER_LENGTH } from './parameters.js'
 
 /** The parameters of one token request: strings only, each at most once, empty ones dropped. */
@@ -15,6 +15,7 @@ const KNOWN = new Set([
   'scope',
   'token',
   'token_type_hint',
+  'resource',
 ])
 
 const nameFor = (name: string) => (KNOWN.has(name) ? name : 'a parameter')
@@ -34,6 +35,8 @@ export function assertTokenMediaType(contentType: string | undefined): void {
 /**
  * Reads a form or JSON body into string parameters. A repeated parameter (RFC 6749 §3.2), a value
  * that is not a string, or an oversized one is invalid_request; an empty value counts as absent.
+ * `resource` may be repeated in the form (RFC 8707 §2), but a token has one audience: more than one
+ * is invalid_target, not a malformed request.
  */
 export function readTokenParameters(body: unknown): TokenParameters {
   if (body === undefined || body === null) return {}
@@ -41,6 +44,8 @@ export function readTokenParameters(body: unknown): TokenParameters {
     throw invalidRequest('The request body must be a set of named parameters.')
   const params: Record<string, string> = Object.create(null)
   for (const [name, value] of Object.entries(body)) {
+    if (Array.isArray(value) && name === 'resource')
+      throw invalidTarget('Name one resource per token request: an access token has one audience.')
     if (Array.isArray(value)) throw invalidRequest(`${nameFor(name)} must not be repeated.`)
     if (typeof value !== 'string') throw invalidRequest(`${nameFor(name)} must be a string.`)
     if (value.length > MAX_PARAMETER_LENGTH) throw invalidRequest(`${nameFor(name)} is too long.`)

@@ -1,5 +1,6 @@
 import type { OAuthErrorCode } from '../errors.js'
 import { isValidS256Challenge } from '../lib/pkce.js'
+import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
 import { isKnownScope, isSubset, parseScopeParameter } from '../lib/scopes.js'
 
 /** The query as Fastify parses it: a repeated parameter arrives as an array. */
@@ -15,6 +16,8 @@ export interface AuthorizationRequest {
   state: string | null
   codeChallenge: string
   prompt: PromptValue[]
+  /** RFC 8707 resource indicators, in the order sent; empty when none was named. */
+  resources: string[]
 }
 
 export type ClientTargetResult =
@@ -24,7 +27,7 @@ export type ValidationResult =
   | { ok: true; request: AuthorizationRequest }
   | { ok: false; error: OAuthErrorCode; description: string; state: string | null }
 
-/** RFC 6749 §3.1: parameters we know and that must not appear twice. */
+/** RFC 6749 §3.1: parameters we know and that must not appear twice (`resource` may: RFC 8707 §2). */
 const KNOWN = [
   'client_id',
   'redirect_uri',
@@ -115,6 +118,9 @@ export function validateAuthorizationParameters(
     return fail('invalid_scope', 'This application may not ask for some of these scopes.')
   }
 
+  const resources = readResources(query.resource)
+  if (typeof resources === 'string') return fail('invalid_target', resources)
+
   const prompt = parsePrompt(single(query, 'prompt'))
   if (!prompt) return fail('invalid_request', 'prompt must be none, login or consent.')
 
@@ -135,8 +141,24 @@ export function validateAuthorizationParameters(
       state: rawState ?? null,
       codeChallenge: challenge,
       prompt,
+      resources,
     },
   }
+}
+
+/**
+ * RFC 8707 §2: `resource` may be sent several times, each an identifier of its own. Whether each is
+ * registered is the caller's question (it needs the database); this is the syntax. A string is why not.
+ */
+function readResources(value: string | string[] | undefined): string[] | string {
+  if (value === undefined || value === '') return []
+  const resources = [value].flat()
+  for (const resource of resources) {
+    const problem = resourceIdentifierProblem(resource)
+    if (problem) return `resource ${problem}.`
+  }
+  if (new Set(resources).size !== resources.length) return 'resource is repeated with the same value.'
+  return resources
 }
 
 /** OIDC Core §3.1.2.1 prompt: space-separated; `none` stands alone. Null when invalid. */

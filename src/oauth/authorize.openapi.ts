@@ -18,13 +18,27 @@ export const authorizeOperations: Operations = {
       operationId: 'authorize',
       summary: 'Authorization endpoint: the browser is sent here (RFC 6749 §4.1.1, RFC 7636).',
       ...open,
-      parameters: queryParameters.map(([name, required, description]) => ({
-        name,
-        in: 'query',
-        required,
-        description,
-        schema: { type: 'string' },
-      })),
+      parameters: [
+        ...queryParameters.map(([name, required, description]) => ({
+          name,
+          in: 'query' as const,
+          required,
+          description,
+          schema: { type: 'string' as const },
+        })),
+        {
+          name: 'resource',
+          in: 'query',
+          required: false,
+          description:
+            'RFC 8707: an API the tokens are for, repeatable. Each must be exactly the identifier of a ' +
+            'registered, enabled resource server that serves at least one requested scope; otherwise ' +
+            '`invalid_target` (or `invalid_scope`) in the redirect.',
+          schema: { type: 'array', items: { type: 'string', format: 'uri', maxLength: 2048 } },
+          style: 'form',
+          explode: true,
+        },
+      ],
       responses: {
         '200': {
           description: 'The consent page (the user is signed in and has not approved these scopes yet).',

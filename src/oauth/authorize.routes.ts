@@ -18,8 +18,9 @@ import {
 import type { PendingAuthorization } from './authorize.service.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
+import { authorizationTargets } from './resource-targets.js'
 
-type AuthorizeServices = Pick<Services, 'clients' | 'sessions' | 'authorize'>
+type AuthorizeServices = Pick<Services, 'clients' | 'sessions' | 'authorize' | 'resourceServers'>
 
 const GONE =
   'This authorization request has expired or was already answered. Go back to the application and start again.'
@@ -70,7 +71,9 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     const sessionToken = request.cookies[cookies.sessionCookieName]
     if (!sessionToken) return undefined
     const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
-    if (!result.ok || result.request.prompt.some((p) => p !== 'none')) return undefined
+    // Resource indicators need their registry looked up: the long way, which does it.
+    if (!result.ok || result.request.prompt.some((p) => p !== 'none') || result.request.resources.length > 0)
+      return undefined
     const issued = await services.authorize.issueForSession(result.request, sessionToken)
     return issued && { auth: result.request, code: issued.code }
   }
@@ -102,16 +105,23 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     return showConsent(reply, target, clientName, session)
   }
 
-  function showConsent(
+  async function showConsent(
     reply: FastifyReply,
     pending: PendingAuthorization,
     clientName: string,
     session: SignInSession,
   ) {
     allowFormRedirectTo(reply, pending.redirectUri)
+    const targets =
+      pending.resources.length > 0 ? await services.resourceServers.findTargets(pending.resources) : undefined
     const body = consentPage({
       clientName,
       scopes: pending.scopes,
+      apis: pending.resources.map((resource) => ({
+        resource,
+        name: targets?.get(resource)?.name ?? resource,
+        scopes: pending.scopes.filter((s) => targets?.get(resource)?.scopes.includes(s)),
+      })),
       redirectUri: pending.redirectUri,
       email: session.email,
       requestId: pending.id,
@@ -146,6 +156,12 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
           result.description,
         )
       }
+      const targets = await authorizationTargets(
+        services.resourceServers,
+        result.request.resources,
+        result.request.scopes,
+      )
+      if (!targets.ok) return redirectError(reply, result.request, targets.error, targets.description)
       return proceed(request, reply, result.request, client.name)
     })
 

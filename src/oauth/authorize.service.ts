@@ -29,6 +29,7 @@ export function requestOf(pending: PendingAuthorization): AuthorizationRequest {
     state: pending.state,
     codeChallenge: pending.codeChallenge,
     prompt: promptOf(pending),
+    resources: pending.resources,
   }
 }
 
@@ -40,6 +41,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
     redirectUri: request.redirectUri,
     scopes: request.scopes,
     codeChallenge: request.codeChallenge,
+    resources: request.resources,
   })
 
   return {
@@ -54,6 +56,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
         state: request.state,
         codeChallenge: request.codeChallenge,
         prompt: request.prompt.length > 0 ? request.prompt.join(' ') : null,
+        resources: request.resources,
         createdAt: now,
         expiresAt: addSeconds(now, PENDING_TTL_SECONDS),
       })
@@ -82,7 +85,8 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
     },
 
     /**
-     * Remembered consent: a code at once when the live grant already covers every requested scope.
+     * Remembered consent: a code at once when the live grant already covers every requested scope
+     * and every requested resource.
      * With a pending request, it is completed in the same transaction (it cannot be used twice).
      * 'ask' when the user has to see the consent page; 'gone' when the pending request was used.
      */

@@ -10,6 +10,8 @@ export interface PendingAuthorization {
   state: string | null
   codeChallenge: string
   prompt: string | null
+  /** RFC 8707 resource indicators of the request; empty when none was named. */
+  resources: string[]
   createdAt: Date
   expiresAt: Date
   completedAt: Date | null
@@ -25,6 +27,7 @@ function toPendingAuthorization(row: Row<'pending_authorizations'>): PendingAuth
     state: row.state,
     codeChallenge: row.code_challenge,
     prompt: row.prompt,
+    resources: row.resources,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
@@ -34,7 +37,7 @@ function toPendingAuthorization(row: Row<'pending_authorizations'>): PendingAuth
 
 export async function insertPendingAuthorization(
   db: Kysely<Database>,
-  pending: Omit<PendingAuthorization, 'completedAt' | 'sessionId'>,
+  pending: Omit<PendingAuthorization, 'completedAt' | 'sessionId' | 'resources'> & { resources?: string[] },
 ): Promise<PendingAuthorization> {
   const row = await db
     .insertInto('pending_authorizations')
@@ -46,6 +49,7 @@ export async function insertPendingAuthorization(
       state: pending.state,
       code_challenge: pending.codeChallenge,
       prompt: pending.prompt,
+      resources: pending.resources ?? [],
       created_at: pending.createdAt,
       expires_at: pending.expiresAt,
     })

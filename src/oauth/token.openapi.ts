@@ -17,6 +17,18 @@ const codeVerifier = z
   .regex(/^[A-Za-z0-9\-._~]{43,128}$/)
   .meta({ description: 'The PKCE verifier: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1).' })
 
+const resourceField = z
+  .string()
+  .max(2048)
+  .optional()
+  .meta({
+    description:
+      'RFC 8707: the one API this access token is for (one audience per token; sent twice: invalid_target). ' +
+      'It must be one the authorization request named. The token’s `aud` is then this identifier and its ' +
+      '`scope` the granted scopes that API serves. Left out: the authorization’s only API, or the ' +
+      'default audience when it named none (invalid_target when it named several).',
+  })
+
 export const authorizationCodeRequestSchema = z.object({
   grant_type: z
     .literal('authorization_code')
@@ -28,6 +40,7 @@ export const authorizationCodeRequestSchema = z.object({
   redirect_uri: z.string().max(2048).optional().meta({
     description: 'Optional; when sent it must equal the redirect_uri of the authorization request.',
   }),
+  resource: resourceField,
 })
 
 export const refreshTokenRequestSchema = z.object({
@@ -37,6 +50,7 @@ export const refreshTokenRequestSchema = z.object({
   scope: scopeString
     .optional()
     .meta({ description: 'Optional; a subset of the scopes of the original grant. Default: all of them.' }),
+  resource: resourceField,
 })
 
 export const tokenRequestSchema = z.union([authorizationCodeRequestSchema, refreshTokenRequestSchema])
@@ -51,7 +65,9 @@ export const tokenResponseSchema = z.object({
   refresh_token: z
     .string()
     .meta({ description: '43 characters of base64url. Single use: every refresh returns a new one.' }),
-  scope: scopeString,
+  scope: scopeString.meta({
+    description: 'The access token’s scope: with `resource`, only the granted scopes that API serves.',
+  }),
 })
 
 export const tokenOperations: Operations = {
@@ -67,7 +83,9 @@ export const tokenOperations: Operations = {
         '200': ok('Tokens. Sent with Cache-Control: no-store.', tokenResponseSchema),
         '400': oauthError(
           'invalid_request (also: a Basic id and a body client_id that differ; a browser origin not ' +
-            'registered for the client), invalid_grant, invalid_scope, unauthorized_client or unsupported_grant_type.',
+            'registered for the client), invalid_grant, invalid_scope, invalid_target (RFC 8707: a bad, unknown, disabled or unauthorized ' +
+            '`resource`, more than one, or none when the authorization named several), unauthorized_client or ' +
+            'unsupported_grant_type.',
         ),
         '401': oauthError(
           'invalid_client: unknown or disabled client_id, or a secret sent (HTTP Basic password, client_secret).',

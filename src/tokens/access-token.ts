@@ -41,6 +41,8 @@ export interface AccessTokenSubject {
   scopes: readonly string[]
   grantId: string
   familyId: string
+  /** RFC 8707: the one API the token is for; undefined for the default audience. */
+  audience?: string | undefined
 }
 
 export interface IssuedAccessToken {
@@ -66,7 +68,7 @@ export function createAccessTokenService(
         {
           iss: config.issuer,
           sub: subject.userId,
-          aud: config.accessTokenAudience,
+          aud: subject.audience ?? config.accessTokenAudience,
           exp: epochSeconds(expiresAt),
           iat: epochSeconds(now),
           jti,

@@ -195,6 +195,7 @@ describe('JSON API', () => {
             { scope: 'links:read', description: 'Read your short links, tags and statistics' },
             { scope: 'links:write', description: 'Create, modify and delete your short links' },
           ],
+          resources: [],
           authorized_at: party.grant.createdAt.toISOString(),
           last_used_at: null,
         },

@@ -42,8 +42,47 @@ describe('validateAuthorizationParameters', () => {
         state: null,
         codeChallenge: CHALLENGE,
         prompt: [],
+        resources: [],
       },
     })
+  })
+
+  it('takes resource repeated, each an identifier of its own, in the order sent (RFC 8707 §2)', () => {
+    const resource = [
+      'https://links.example/api',
+      'http://127.0.0.1:4000/',
+      'http://[::1]/x',
+      'http://localhost/',
+    ]
+    const result = validateAuthorizationParameters({ ...valid, resource }, target)
+    expect(result.ok && result.request.resources).toEqual(resource)
+  })
+
+  it.each([
+    ['relative', '/api'],
+    ['no scheme', 'links.example'],
+    ['a fragment', 'https://links.example/api#x'],
+    ['an empty fragment', 'https://links.example/api#'],
+    ['http off loopback', 'http://links.example/api'],
+    ['another scheme', 'urn:example:api'],
+    ['with a NUL byte', 'https://links.example/a\u0000b'],
+    ['with a space', 'https://links.example/a b'],
+    ['over 2048 characters', `https://links.example/${'a'.repeat(2030)}`],
+  ])('refuses a resource that is %s with invalid_target', (_why, resource) => {
+    const result = validateAuthorizationParameters({ ...valid, resource }, target)
+    expect(result).toMatchObject({ ok: false, error: 'invalid_target' })
+  })
+
+  it('refuses the same resource twice, and a bad one among good ones, with invalid_target', () => {
+    for (const resource of [
+      ['https://a.example/', 'https://a.example/'],
+      ['https://a.example/', '/b'],
+    ]) {
+      expect(validateAuthorizationParameters({ ...valid, resource }, target)).toMatchObject({
+        ok: false,
+        error: 'invalid_target',
+      })
+    }
   })
 
   it('puts scopes in table order whatever order they came in', () => {

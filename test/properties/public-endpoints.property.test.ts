@@ -25,6 +25,7 @@ import {
 } from '../helpers/hostile.js'
 import { expectInvariants } from '../helpers/invariants.js'
 import { basicAuth, createResourceServer } from '../helpers/tokens.js'
+import { LINKS_API, registerApi, SHOP_API } from '../helpers/resource-apis.js'
 
 /**
  * Property-based tests over every public endpoint: fast-check generates requests with plausible and
@@ -58,6 +59,7 @@ async function prepare() {
   const consent = await browser.get(`/oauth/authorize/continue?request=${pendingId}`)
   const accountApi = await browser.get('/api/account/apps')
   const rs = await createResourceServer(t)
+  for (const api of [LINKS_API, SHOP_API]) await registerApi(t.database.db, api)
   const tokens = await exchangeCode(t, party)
   const codes = await Promise.all([1, 2, 3].map(() => mintCode(t, party)))
   return {
@@ -102,6 +104,17 @@ const redirectUris = (c: typeof ctx) => [
   'https://evil.example/callback',
 ]
 const scopes = ['links:read', 'links:read links:write', 'products:sync', 'openid', 'links:read  links:write']
+/** RFC 8707 resource indicators: registered, misspelt, relative, with a fragment, off-loopback http, huge. */
+const resources = [
+  LINKS_API.resource,
+  SHOP_API.resource,
+  `${LINKS_API.resource}/`,
+  `${LINKS_API.resource}#frag`,
+  '/api',
+  'http://links.example/api',
+  'urn:x:y',
+  `https://links.example/${'a'.repeat(2100)}`,
+]
 
 const ENDPOINTS: Endpoint[] = [
   {
@@ -116,8 +129,27 @@ const ENDPOINTS: Endpoint[] = [
       code_challenge: [CHALLENGE, VERIFIER],
       code_challenge_method: ['S256', 'plain', 's256'],
       prompt: ['none', 'login', 'consent', 'none login', 'select_account'],
+      resource: resources,
     }),
     valid: (c) => ({ ...c.a.params, scope: 'links:read' }),
+  },
+  {
+    // The same, starting from a valid request that names a registered API (RFC 8707).
+    method: 'GET',
+    path: '/oauth/authorize',
+    query: () => ({ resource: resources, scope: scopes }),
+    valid: (c) => ({ ...c.a.params, scope: 'links:read', resource: LINKS_API.resource }),
+  },
+  {
+    method: 'POST',
+    path: '/api/oauth/token',
+    body: (c) => ({ resource: resources, refresh_token: [c.tokens.refresh_token], scope: scopes }),
+    valid: (c) => ({
+      grant_type: 'refresh_token',
+      refresh_token: c.tokens.refresh_token,
+      client_id: c.a.client.id,
+      resource: LINKS_API.resource,
+    }),
   },
   {
     method: 'GET',
@@ -167,6 +199,7 @@ const ENDPOINTS: Endpoint[] = [
         redirect_uri: redirectUris(c),
         refresh_token: [c.tokens.refresh_token],
         scope: scopes,
+        resource: resources,
       }),
       valid: (c): Record<string, string> =>
         grantType === 'refresh_token'
@@ -354,6 +387,8 @@ const OAUTH_CODES: Record<string, Record<string, number[]>> = {
     unauthorized_client: [400],
     unsupported_grant_type: [400],
     invalid_scope: [400],
+    // RFC 8707 §2
+    invalid_target: [400],
   },
   // RFC 7009 §2.2.1: §5.2 plus unsupported_token_type
   '/api/oauth/revoke': {

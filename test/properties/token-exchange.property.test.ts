@@ -13,6 +13,7 @@ import {
   type TokenBody,
 } from '../helpers/fixtures.js'
 import { expectInvariants } from '../helpers/invariants.js'
+import { LINKS_API, registerApi, SHOP_API } from '../helpers/resource-apis.js'
 import { createResourceServer, introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
 
 /**
@@ -39,6 +40,7 @@ beforeAll(async () => {
     .execute()
   other = await createParty(t)
   rs = await createResourceServer(t)
+  for (const api of [LINKS_API, SHOP_API]) await registerApi(t.database.db, api)
 })
 afterAll(async () => t.close())
 
@@ -70,7 +72,21 @@ function codeVariants(code: string, verifier: string): Variant[] {
     { name: 'no grant_type (a code is enough)', equivalent: true, change: drop('grant_type') },
     { name: 'no redirect_uri', equivalent: true, change: drop('redirect_uri') },
     { name: 'empty redirect_uri', equivalent: true, change: set('redirect_uri', '') },
-    { name: 'a stray parameter', equivalent: true, change: set('resource', 'https://x.example') },
+    { name: 'a stray parameter', equivalent: true, change: set('ui_locales', 'de') },
+    // RFC 8707: an unknown API is refused before the code is looked at; a registered one the code was
+    // not issued for is a refused redemption, which spends the code.
+    { name: 'an unregistered resource', equivalent: false, change: set('resource', 'https://x.example') },
+    {
+      name: 'a resource the code was not for',
+      equivalent: false,
+      presents: true,
+      change: set('resource', LINKS_API.resource),
+    },
+    {
+      name: 'two resources',
+      equivalent: false,
+      change: set('resource', [LINKS_API.resource, SHOP_API.resource]),
+    },
     { name: 'another code', equivalent: false, change: set('code', randomToken()) },
     { name: 'the code altered', equivalent: false, change: set('code', flip(code)) },
     { name: 'the code truncated', equivalent: false, change: set('code', code.slice(0, -1)) },

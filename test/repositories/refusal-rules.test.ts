@@ -29,6 +29,8 @@ const now = new Date('2026-01-01T00:00:00Z')
 const later = (seconds: number) => new Date(now.getTime() + seconds * 1000)
 const verifier = 'v'.repeat(43)
 const REDIRECT = 'https://app.example/cb'
+const API_A = 'https://links.example/api'
+const API_B = 'https://shop.example/api'
 
 beforeAll(async () => {
   database = await createTestDatabase()
@@ -51,8 +53,8 @@ async function parties() {
 
 describe('authorization codes: the redemption statement and codeRefusal agree', () => {
   interface CodeCase {
-    code?: { scopes?: string[]; expiresAt?: Date; codeChallenge?: string }
-    attempt?: { byOtherClient?: boolean; redirectUri?: string | null; verifier?: string }
+    code?: { scopes?: string[]; expiresAt?: Date; codeChallenge?: string; resources?: string[] }
+    attempt?: { byOtherClient?: boolean; redirectUri?: string | null; verifier?: string; resource?: string }
     revokeGrant?: boolean
   }
   const cases: [string, CodeCase][] = [
@@ -64,6 +66,12 @@ describe('authorization codes: the redemption statement and codeRefusal agree', 
     ['a wrong verifier', { attempt: { verifier: 'w'.repeat(43) } }],
     ['scopes beyond the client’s', { code: { scopes: ['links:read', 'links:write'] } }],
     ['a revoked grant', { revokeGrant: true }],
+    ['its one resource, named', { code: { resources: [API_A] }, attempt: { resource: API_A } }],
+    ['its one resource, not named', { code: { resources: [API_A] } }],
+    ['one of its resources, named', { code: { resources: [API_A, API_B] }, attempt: { resource: API_B } }],
+    ['several resources, none named', { code: { resources: [API_A, API_B] } }],
+    ['a resource it was not for', { code: { resources: [API_A] }, attempt: { resource: API_B } }],
+    ['a resource, for a code of none', { attempt: { resource: API_A } }],
     ['expired, with a wrong verifier', { code: { expiresAt: now }, attempt: { verifier: 'w'.repeat(43) } }],
   ]
 
@@ -75,6 +83,7 @@ describe('authorization codes: the redemption statement and codeRefusal agree', 
       scopes: c.code?.scopes ?? ['links:read'],
       codeChallenge: c.code?.codeChallenge ?? s256Challenge(verifier),
       expiresAt: c.code?.expiresAt ?? later(60),
+      resources: c.code?.resources ?? [],
     }
     const codeHash = sha256(randomToken())
     await insertAuthorizationCode(p.db, {
@@ -91,6 +100,7 @@ describe('authorization codes: the redemption statement and codeRefusal agree', 
       clientId: attemptingClient.id,
       redirectUri: c.attempt?.redirectUri === undefined ? REDIRECT : c.attempt.redirectUri,
       expectedChallenge: s256Challenge(c.attempt?.verifier ?? verifier),
+      resource: c.attempt?.resource ?? null,
       familyId: newUuid(),
       tokenHash: sha256(randomToken()),
       now,
@@ -109,10 +119,10 @@ describe('authorization codes: the redemption statement and codeRefusal agree', 
 describe('refresh tokens: the rotation statement and refreshTokenRefusal agree', () => {
   interface TokenCase {
     token?: { rotated?: boolean; expiresAt?: Date }
-    family?: { revoked?: boolean; expiresAt?: Date; scopes?: string[] }
+    family?: { revoked?: boolean; expiresAt?: Date; scopes?: string[]; resources?: string[] }
     revokeGrant?: boolean
     disableClient?: boolean
-    use?: { byOtherClient?: boolean; requestedScopes?: string[] | null }
+    use?: { byOtherClient?: boolean; requestedScopes?: string[] | null; resource?: string }
   }
   const cases: [string, TokenCase][] = [
     ['a live token', {}],
@@ -129,6 +139,12 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
     ['an expired family', { family: { expiresAt: now } }],
     ['scopes beyond the family’s', { use: { requestedScopes: ['links:read', 'links:write'] } }],
     ['a disabled client (its grants revoked with it)', { disableClient: true }],
+    ['its one resource, named', { family: { resources: [API_A] }, use: { resource: API_A } }],
+    ['its one resource, not named', { family: { resources: [API_A] } }],
+    ['another of its resources, named', { family: { resources: [API_A, API_B] }, use: { resource: API_B } }],
+    ['several resources, none named', { family: { resources: [API_A, API_B] } }],
+    ['a resource it was not for', { family: { resources: [API_A] }, use: { resource: API_B } }],
+    ['a resource, for a family of none', { use: { resource: API_A } }],
     ['rotated and another client', { token: { rotated: true }, use: { byOtherClient: true } }],
   ]
 
@@ -141,6 +157,7 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
         user_id: p.user.id,
         client_id: p.client.id,
         scopes: c.family?.scopes ?? ['links:read'],
+        resources: c.family?.resources ?? [],
         created_at: now,
         expires_at: c.family?.expiresAt ?? later(3600),
         revoked_at: c.family?.revoked ? now : null,
@@ -168,6 +185,7 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
     const use = {
       clientId: c.use?.byOtherClient ? p.other.id : p.client.id,
       requestedScopes: c.use?.requestedScopes ?? null,
+      resource: c.use?.resource ?? null,
     }
 
     const record = await findRefreshTokenRecord(p.db, tokenHash)
@@ -177,6 +195,7 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
       newTokenHash: sha256(randomToken()),
       clientId: use.clientId,
       requestedScopes: use.requestedScopes,
+      resource: use.resource,
       now,
       newTokenExpiresAt: later(600),
       touchGrantBefore: now,

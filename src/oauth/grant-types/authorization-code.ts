@@ -2,6 +2,7 @@ import { invalidRequest } from '../../errors.js'
 import { hasNul } from '../../lib/identifiers.js'
 import { isValidCodeVerifier } from '../../lib/pkce.js'
 import { requireParameter } from '../../input/token-parameters.js'
+import { namedTokenTarget } from '../resource-targets.js'
 import { type GrantType, requireClientId, tokenResponse } from './grant-type.js'
 
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
@@ -17,13 +18,16 @@ export const authorizationCodeGrant: GrantType = {
     // No registered redirect URI contains a NUL, and PostgreSQL cannot compare a string that does.
     if (params.redirect_uri !== undefined && hasNul(params.redirect_uri))
       throw invalidRequest('redirect_uri is not the URI the code was issued for.')
+    // An unknown or disabled resource is refused before the code is touched (it stays usable).
+    const named = await namedTokenTarget(services.resourceServers, params.resource)
     // The client (registered, enabled, its scopes) is checked by the redemption's one statement.
     const issued = await services.grants.redeemAuthorizationCode({
       code,
       codeVerifier,
       clientId,
       redirectUri: params.redirect_uri,
+      resource: params.resource,
     })
-    return tokenResponse(services, issued)
+    return tokenResponse(services, issued, named)
   },
 }

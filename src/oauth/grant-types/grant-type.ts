@@ -4,10 +4,11 @@ import type { IssuedRefreshToken } from '../../grants/grant.service.js'
 import { isClientId } from '../../lib/identifiers.js'
 import { formatScopes } from '../../lib/scopes.js'
 import type { Services } from '../../services.js'
+import { type ResourceTarget, tokenAudience } from '../resource-targets.js'
 
 export type TokenServices = Pick<
   Services,
-  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics'
+  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics' | 'resourceServers'
 >
 
 /** RFC 6749 §5.1. */
@@ -35,20 +36,40 @@ export function requireClientId(params: TokenParameters): string {
   return clientId
 }
 
-/** Signs the access token for a refresh token just issued and shapes the RFC 6749 §5.1 answer. */
-export function tokenResponse(services: TokenServices, issued: IssuedRefreshToken): TokenResponse {
+/**
+ * Signs the access token for a refresh token just issued and shapes the RFC 6749 §5.1 answer. With
+ * resource indicators the token is for one API (RFC 8707 §2.2): `aud` is its identifier and `scope`
+ * (the token's and the answer's) what the grant holds of that API's scopes; the refresh token keeps
+ * the grant's. If the API can no longer take a token (disabled, or it serves none of these scopes
+ * since), the refresh token just issued is revoked with its family: nobody will ever receive it.
+ */
+export async function tokenResponse(
+  services: TokenServices,
+  issued: IssuedRefreshToken,
+  named?: ResourceTarget,
+): Promise<TokenResponse> {
+  const { audience, scopes } =
+    named || issued.resources.length > 0
+      ? await tokenAudience(services.resourceServers, named, issued.resources, issued.scopes).catch(
+          async (err: unknown) => {
+            await services.refreshTokens.revokeRefreshTokenFamily(issued.refreshToken, issued.clientId)
+            throw err
+          },
+        )
+      : { audience: undefined, scopes: issued.scopes }
   const access = services.accessTokens.issueAccessToken({
     userId: issued.userId,
     clientId: issued.clientId,
-    scopes: issued.scopes,
+    scopes,
     grantId: issued.grantId,
     familyId: issued.familyId,
+    audience,
   })
   return {
     access_token: access.accessToken,
     token_type: 'Bearer',
     expires_in: access.expiresIn,
     refresh_token: issued.refreshToken,
-    scope: formatScopes(issued.scopes),
+    scope: formatScopes(scopes),
   }
 }

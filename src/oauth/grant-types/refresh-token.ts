@@ -1,6 +1,7 @@
 import { invalidScope, OAuthError, unknownClient } from '../../errors.js'
 import { isKnownScope, parseScopeParameter } from '../../lib/scopes.js'
 import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
+import { namedTokenTarget } from '../resource-targets.js'
 import { type GrantType, requireClientId, tokenResponse } from './grant-type.js'
 
 function requestedScopes(params: TokenParameters): string[] | undefined {
@@ -11,16 +12,26 @@ function requestedScopes(params: TokenParameters): string[] | undefined {
   return scopes
 }
 
-/** RFC 6749 §6: refresh_token + client_id (+ a narrower scope), rotating the token. */
+/**
+ * RFC 6749 §6: refresh_token + client_id (+ a narrower scope), rotating the token. `resource` may name
+ * any API of the authorization (RFC 8707 §2.2): one refresh token serves each of them in turn.
+ */
 export const refreshTokenGrant: GrantType = {
   grantType: 'refresh_token',
   async handle(params, services) {
     const refreshToken = requireParameter(params, 'refresh_token')
     const clientId = requireClientId(params)
     const scopes = requestedScopes(params)
+    // Looked up before rotating, so an unknown or disabled resource leaves the token unused.
+    const named = await namedTokenTarget(services.resourceServers, params.resource, scopes)
     try {
-      const issued = await services.refreshTokens.rotateRefreshToken({ refreshToken, clientId, scopes })
-      return tokenResponse(services, issued)
+      const issued = await services.refreshTokens.rotateRefreshToken({
+        refreshToken,
+        clientId,
+        scopes,
+        resource: params.resource,
+      })
+      return await tokenResponse(services, issued, named)
     } catch (err) {
       // The client is looked up only on failure: a disabled client's grants are already revoked,
       // and a token only rotates for the client it was issued to, so the success path saves a

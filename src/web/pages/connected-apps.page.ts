@@ -15,6 +15,14 @@ function appEntry(app: ConnectedApp, csrfToken: string) {
     <ul class="scopes">
       ${app.scopes.map((s) => html`<li>${s.description} <code>${s.scope}</code></li>`)}
     </ul>
+    ${
+      app.resources.length > 0
+        ? html`<p>Through:</p>
+          <ul class="apis">
+            ${app.resources.map((r) => html`<li><strong class="api-name">${r.name}</strong> <code>${r.resource}</code></li>`)}
+          </ul>`
+        : ''
+    }
     <dl>
       <dt>First authorized</dt>
       <dd>${when(app.authorizedAt)}</dd>

@@ -16,10 +16,23 @@ function monogram(name: string): string {
   return [...name.trim()][0]?.toUpperCase() ?? '?'
 }
 
-/** The consent page: who asks, for what (in plain words), who is signed in, and Allow / Deny. */
+/** An API the request names (RFC 8707), with the requested scopes it serves. */
+export interface ConsentApi {
+  name: string
+  resource: string
+  scopes: readonly string[]
+}
+
+const describe = (scope: string) => (isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope)
+
+/**
+ * The consent page: who asks, for what (in plain words), who is signed in, and Allow / Deny. When
+ * the request names APIs, each is shown by its registered name beside the scopes it will get there.
+ */
 export function consentPage(options: {
   clientName: string
   scopes: readonly string[]
+  apis?: readonly ConsentApi[]
   redirectUri: string
   email: string
   requestId: string
@@ -33,11 +46,22 @@ export function consentPage(options: {
       <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
-        ${options.scopes.map(
-          (scope) =>
-            html`<li>${isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope} <code>${scope}</code></li>`,
-        )}
+        ${options.scopes.map((scope) => html`<li>${describe(scope)} <code>${scope}</code></li>`)}
       </ul>
+      ${
+        options.apis?.length
+          ? html`<h2 id="apis-title">Only through these services:</h2>
+            <ul class="apis" aria-labelledby="apis-title">
+              ${options.apis.map(
+                (api) =>
+                  html`<li>
+                    <strong class="api-name">${api.name}</strong> <code>${api.resource}</code>:
+                    ${api.scopes.map((s) => describe(s)).join('; ')}
+                  </li>`,
+              )}
+            </ul>`
+          : ''
+      }
       <p class="muted small">
         ${options.clientName} will not see your password. Allowing sends you back to
         <strong>${destination(options.redirectUri)}</strong>. You can disconnect the application at any
