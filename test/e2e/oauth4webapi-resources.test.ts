@@ -9,15 +9,17 @@ import { LINKS_API, registerApi, SHOP_API } from '../helpers/resource-apis.js'
 /**
  * RFC 8707 end to end with a strict third-party client (oauth4webapi) and two resource servers: the
  * client names both APIs at authorization, gets a token for each in turn from one refresh token, and
- * each API's own `@linkauth/resource` verifier accepts its token and refuses the other's.
+ * each API, through its own `@linkauth/resource` verifier and through introspection, accepts its token
+ * and refuses the other's.
  */
 
 let t: TestApp
 let issuer: URL
+let credentials: { id: string; secret: string }[]
 beforeAll(async () => {
   ;({ t } = await listenTestApp())
   issuer = new URL(t.config.issuer)
-  for (const api of [LINKS_API, SHOP_API]) await registerApi(t.database.db, api)
+  credentials = [await registerApi(t.database.db, LINKS_API), await registerApi(t.database.db, SHOP_API)]
 })
 afterAll(async () => t.close())
 
@@ -109,6 +111,28 @@ it('a standard client gets one token per API; each API refuses the other’s', a
     .catch((e: unknown) => e)
   expect(silent).toBeInstanceOf(oauth.ResponseBodyError)
   expect((silent as oauth.ResponseBodyError).error).toBe('invalid_target')
+
+  // Each API asking introspection (RFC 7662 §4): its own token is active, the other API's is not.
+  const introspect = async (api: { id: string; secret: string }, token: string) => {
+    const answer = await fetch(new URL('/api/oauth/introspect', issuer), {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${api.id}:${api.secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token }),
+    })
+    expect(answer.status).toBe(200)
+    return ((await answer.json()) as { active: boolean }).active
+  }
+  const [linksCredentials, shopCredentials] = credentials as [
+    { id: string; secret: string },
+    { id: string; secret: string },
+  ]
+  expect(await introspect(linksCredentials, links.access_token)).toBe(true)
+  expect(await introspect(shopCredentials, shop.access_token)).toBe(true)
+  expect(await introspect(shopCredentials, links.access_token)).toBe(false)
+  expect(await introspect(linksCredentials, shop.access_token)).toBe(false)
 
   // Each API with the toolkit, configured with its own identifier as audience.
   const linksApi = await createResourceVerifier({
