@@ -2,7 +2,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
-import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
+import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 
 /**
@@ -47,28 +47,11 @@ it('a standard client completes the flow and refreshes; a resource server verifi
   }).toString()
 
   // The user's browser: sign in, then Allow.
-  const browser = new HttpBrowser(issuer.origin)
-  const signIn = await browser.follow(await browser.request(authorizeUrl.pathname + authorizeUrl.search))
-  const consent = await browser.follow(
-    await browser.request('/login', {
-      method: 'POST',
-      form: {
-        email: s.email,
-        password: PASSWORD,
-        csrf_token: hiddenField(signIn.body, 'csrf_token'),
-        request: hiddenField(signIn.body, 'request'),
-      },
-    }),
+  const callback = await new HttpBrowser(issuer.origin).signInAndAllow(
+    authorizeUrl.pathname + authorizeUrl.search,
+    s.email,
+    PASSWORD,
   )
-  const decision = await browser.request('/oauth/authorize', {
-    method: 'POST',
-    form: {
-      request: hiddenField(consent.body, 'request'),
-      csrf_token: hiddenField(consent.body, 'csrf_token'),
-      decision: 'allow',
-    },
-  })
-  const callback = new URL(decision.res.headers.get('location')!)
 
   // The client: check state and iss, then exchange the code with the verifier.
   const params = oauth.validateAuthResponse(as, client, callback, state)

@@ -2,7 +2,7 @@ import { createResourceVerifier, InvalidTokenError } from '@linkauth/resource'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
-import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
+import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { LINKS_API, registerApi, SHOP_API } from '../helpers/resource-apis.js'
 
@@ -49,30 +49,16 @@ it('a standard client gets one token per API; each API refuses the other’s', a
     ['resource', SHOP_API.resource],
   ]).toString()
 
-  const browser = new HttpBrowser(issuer.origin)
-  const signIn = await browser.follow(await browser.request(authorizeUrl.pathname + authorizeUrl.search))
-  const consent = await browser.follow(
-    await browser.request('/login', {
-      method: 'POST',
-      form: {
-        email: s.email,
-        password: PASSWORD,
-        csrf_token: hiddenField(signIn.body, 'csrf_token'),
-        request: hiddenField(signIn.body, 'request'),
-      },
-    }),
-  )
-  expect(consent.body).toContain(LINKS_API.name)
-  expect(consent.body).toContain(SHOP_API.name)
-  const decision = await browser.request('/oauth/authorize', {
-    method: 'POST',
-    form: {
-      request: hiddenField(consent.body, 'request'),
-      csrf_token: hiddenField(consent.body, 'csrf_token'),
-      decision: 'allow',
+  const callback = await new HttpBrowser(issuer.origin).signInAndAllow(
+    authorizeUrl.pathname + authorizeUrl.search,
+    s.email,
+    PASSWORD,
+    (consentPage) => {
+      expect(consentPage).toContain(LINKS_API.name)
+      expect(consentPage).toContain(SHOP_API.name)
     },
-  })
-  const params = oauth.validateAuthResponse(as, client, new URL(decision.res.headers.get('location')!), state)
+  )
+  const params = oauth.validateAuthResponse(as, client, callback, state)
 
   const links = await oauth.processAuthorizationCodeResponse(
     as,

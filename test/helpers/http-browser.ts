@@ -22,9 +22,14 @@ export class HttpBrowser {
   /**
    * A person's part of the authorization flow: open the authorize URL (a path on this server), sign
    * in, choose Allow. Returns the URL the browser is sent back to (redirect_uri?code&state&iss); the
-   * sign-in session stays in this browser's jar.
+   * sign-in session stays in this browser's jar. `onConsentPage` sees the consent page before Allow.
    */
-  async signInAndAllow(authorizePath: string, email: string, password: string): Promise<URL> {
+  async signInAndAllow(
+    authorizePath: string,
+    email: string,
+    password: string,
+    onConsentPage: (html: string) => void = () => {},
+  ): Promise<URL> {
     const signIn = await this.follow(await this.request(authorizePath))
     const consent = await this.follow(
       await this.request('/login', {
@@ -37,6 +42,7 @@ export class HttpBrowser {
         },
       }),
     )
+    onConsentPage(consent.body)
     const decision = await this.request('/oauth/authorize', {
       method: 'POST',
       form: {
