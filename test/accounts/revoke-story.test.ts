@@ -35,28 +35,10 @@ it('a user revokes a third-party app and on the very next request its tokens are
   const browser = new HttpBrowser(base)
 
   // The app sends the user to authorize; they sign in and allow.
-  const signIn = await browser.follow(await browser.request(authorize))
-  const consent = await browser.follow(
-    await browser.request('/login', {
-      method: 'POST',
-      form: {
-        email: s.email,
-        password: PASSWORD,
-        csrf_token: field(signIn.body, 'csrf_token'),
-        request: field(signIn.body, 'request'),
-      },
-    }),
+  const callback = await browser.signInAndAllow(authorize, s.email, PASSWORD, (consentPage) =>
+    expect(consentPage).toContain('>Allow</button>'),
   )
-  expect(consent.body).toContain('>Allow</button>')
-  const decision = await browser.request('/oauth/authorize', {
-    method: 'POST',
-    form: {
-      request: field(consent.body, 'request'),
-      csrf_token: field(consent.body, 'csrf_token'),
-      decision: 'allow',
-    },
-  })
-  const code = new URL(decision.res.headers.get('location')!).searchParams.get('code')!
+  const code = callback.searchParams.get('code')!
 
   // The app exchanges the code; the API sees live tokens.
   const tokens = await post('/api/oauth/token', {
