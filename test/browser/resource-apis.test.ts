@@ -20,7 +20,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('consent and connected apps name the APIs', 
   let world: BrowserWorld
   beforeAll(async () => {
     world = await startWorld()
-    for (const api of [LINKS_API, SHOP_API]) await registerApi(world.t.database.db, api)
+    for (const api of [LINKS_API, SHOP_API]) await registerApi(world.t, api)
   })
   afterAll(async () => world?.close())
 

@@ -19,7 +19,7 @@ let credentials: { id: string; secret: string }[]
 beforeAll(async () => {
   ;({ t } = await listenTestApp())
   issuer = new URL(t.config.issuer)
-  credentials = [await registerApi(t.database.db, LINKS_API), await registerApi(t.database.db, SHOP_API)]
+  credentials = [await registerApi(t, LINKS_API), await registerApi(t, SHOP_API)]
 })
 afterAll(async () => t.close())
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.js'
-import { newResourceServerId, newSecret } from '../../src/lib/identifiers.js'
-import { sha256 } from '../../src/lib/secrets.js'
+import { newResourceServerSchema } from '../../src/resource-servers/resource-server.service.js'
+import type { TestApp } from './app.js'
 
 /** Two APIs of the service, as an operator registers them (RFC 8707 identifiers and their scopes). */
 export const LINKS_API = {
@@ -15,20 +15,14 @@ export const SHOP_API = {
   scopes: ['ecommerce:write', 'products:sync'],
 }
 
-/**
- * Registers a resource server with its identifier and scopes straight in the database (the admin
- * API's `{name, resource, scopes}` arrives on another branch); returns its introspection credentials.
- */
+/** Registers a resource server with its identifier and scopes, as the operator does; returns its credentials. */
 export async function registerApi(
-  db: Kysely<Database>,
+  t: TestApp,
   api: { name: string; resource: string; scopes: string[] },
 ): Promise<{ id: string; secret: string }> {
-  const id = newResourceServerId()
-  const secret = newSecret()
-  await db
-    .insertInto('resource_servers')
-    .values({ id, name: api.name, secret_hash: sha256(secret), resource: api.resource, scopes: api.scopes })
-    .execute()
+  const { id, secret } = await t.services.resourceServers.createResourceServer(
+    newResourceServerSchema.parse(api),
+  )
   return { id, secret }
 }
 

@@ -59,7 +59,7 @@ async function prepare() {
   const consent = await browser.get(`/oauth/authorize/continue?request=${pendingId}`)
   const accountApi = await browser.get('/api/account/apps')
   const rs = await createResourceServer(t)
-  for (const api of [LINKS_API, SHOP_API]) await registerApi(t.database.db, api)
+  for (const api of [LINKS_API, SHOP_API]) await registerApi(t, api)
   const tokens = await exchangeCode(t, party)
   const codes = await Promise.all([1, 2, 3].map(() => mintCode(t, party)))
   return {

@@ -40,7 +40,7 @@ beforeAll(async () => {
     .execute()
   other = await createParty(t)
   rs = await createResourceServer(t)
-  for (const api of [LINKS_API, SHOP_API]) await registerApi(t.database.db, api)
+  for (const api of [LINKS_API, SHOP_API]) await registerApi(t, api)
 })
 afterAll(async () => t.close())
 

@@ -13,7 +13,7 @@ let s: Awaited<ReturnType<typeof seed>>
 beforeAll(async () => {
   t = await buildTestApp({ clock, env: GENEROUS_LIMITS })
   s = await seed(t)
-  for (const api of [LINKS_API, SHOP_API, OTHER_API]) await registerApi(t.database.db, api)
+  for (const api of [LINKS_API, SHOP_API, OTHER_API]) await registerApi(t, api)
 })
 afterAll(async () => t.close())
 beforeEach(async () => {
