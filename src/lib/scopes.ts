@@ -39,3 +39,8 @@ export function formatScopes(scopes: readonly string[]): string {
 export function isSubset(requested: readonly string[], allowed: readonly string[]): boolean {
   return requested.every((s) => allowed.includes(s))
 }
+
+/** The scopes of `scopes` that `served` has too, in the order of `scopes` (an API's share of a grant). */
+export function commonScopes(scopes: readonly string[], served: readonly string[]): string[] {
+  return scopes.filter((s) => served.includes(s))
+}

@@ -3,7 +3,7 @@ import { sessionCookies } from '../accounts/session-cookie.js'
 import type { SignInSession } from '../accounts/session.service.js'
 import type { Config } from '../config.js'
 import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
-import { ALL_SCOPES } from '../lib/scopes.js'
+import { ALL_SCOPES, commonScopes } from '../lib/scopes.js'
 import type { Services } from '../services.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
@@ -120,7 +120,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       apis: pending.resources.map((resource) => ({
         resource,
         name: targets?.get(resource)?.name ?? resource,
-        scopes: pending.scopes.filter((s) => targets?.get(resource)?.scopes.includes(s)),
+        scopes: commonScopes(pending.scopes, targets?.get(resource)?.scopes ?? []),
       })),
       redirectUri: pending.redirectUri,
       email: session.email,

@@ -1,4 +1,5 @@
 import { invalidScope, invalidTarget, type OAuthErrorCode } from '../errors.js'
+import { commonScopes } from '../lib/scopes.js'
 import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
 import type { ResourceServerService, ResourceTarget } from '../resource-servers/resource-server.service.js'
 
@@ -29,7 +30,7 @@ export async function authorizationTargets(
         error: 'invalid_target',
         description: 'A resource is not a registered, enabled API.',
       }
-    if (!scopes.some((s) => target.scopes.includes(s)))
+    if (commonScopes(scopes, target.scopes).length === 0)
       return {
         ok: false,
         error: 'invalid_scope',
@@ -55,7 +56,7 @@ export async function namedTokenTarget(
   if (problem) throw invalidTarget(`resource ${problem}.`)
   const target = (await finder.findTargets([resource])).get(resource)
   if (!target) throw invalidTarget('resource is not a registered, enabled API.')
-  if (requestedScopes && !requestedScopes.some((s) => target.scopes.includes(s)))
+  if (requestedScopes && commonScopes(requestedScopes, target.scopes).length === 0)
     throw invalidScope('This resource serves none of the requested scopes.')
   return target
 }
@@ -86,7 +87,7 @@ export async function tokenAudience(
     if (!target) throw invalidTarget('The resource of this authorization is no longer a registered API.')
   }
   if (!target) return { scopes }
-  const served = scopes.filter((s) => target.scopes.includes(s))
+  const served = commonScopes(scopes, target.scopes)
   if (served.length === 0) throw invalidScope(`No granted scope is served by ${target.resource}.`)
   return { audience: target.resource, scopes: served }
 }
