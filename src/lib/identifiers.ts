@@ -33,6 +33,13 @@ export function isShortId(value: unknown): value is string {
 /** A resource server's id: a prefix an operator recognises, then 96 random bits. */
 export const newResourceServerId = (): string => `rs_${randomToken(12)}`
 
+/**
+ * The shape every caller id we issue fits (client ids and resource-server ids, old and new): what
+ * does not is no one's and never reaches a query or a rate-limit key.
+ */
+const CALLER_ID = /^[A-Za-z0-9_-]{1,100}$/
+export const isCallerIdShape = (value: string): boolean => CALLER_ID.test(value)
+
 /** Access-token jti and refresh-family ids; rows' own ids (users, grants, streams) come from PostgreSQL. */
 export const newUuid = (): string => randomUUID()
 export { isUuid }

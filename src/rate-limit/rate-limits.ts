@@ -6,12 +6,11 @@ import { RateLimitedError } from '../errors.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { formField } from '../input/form-field.js'
 import { readBasicAuthorization } from '../web/basic-auth.js'
+import { isCallerIdShape } from '../lib/identifiers.js'
 import { clientAddress } from './client-address.js'
 import type { Count, CounterStore } from './counter-store.js'
 
 const MINUTE = 60_000
-/** Client ids and resource-server ids we issue; anything else identifies no one. */
-const CALLER_ID = /^[A-Za-z0-9_-]{1,100}$/
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>
@@ -41,7 +40,7 @@ function callerFrom(request: FastifyRequest, bodyClientId: boolean): string | un
   const id =
     (typeof basic === 'object' ? basic.id : undefined) ??
     (bodyClientId ? formField(request.body, 'client_id') : undefined)
-  return id !== undefined && CALLER_ID.test(id) ? id : undefined
+  return id !== undefined && isCallerIdShape(id) ? id : undefined
 }
 
 type HookName = 'onRequest' | 'preHandler' | 'onResponse'
