@@ -4,7 +4,7 @@ import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import { ProblemError } from '../errors.js'
-import { newResourceServerId, newSecret } from '../lib/identifiers.js'
+import { isCallerIdShape, newResourceServerId, newSecret } from '../lib/identifiers.js'
 import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
 import { ALL_SCOPES, isKnownScope, normalizeScopes } from '../lib/scopes.js'
 import { constantTimeEqual, sha256 } from '../lib/secrets.js'
@@ -92,6 +92,8 @@ export function createResourceServerService(
   const cache = new Map<string, ResourceServerCredentials & { at: number }>()
   let protectedResources: { list: string[]; at: number } | undefined
   let refreshing: Promise<string[]> | undefined
+  /** Bumped by a registration: a read that began before it must not be kept as fresh. */
+  let generation = 0
 
   async function credentials(id: string): Promise<ResourceServerCredentials | undefined> {
     const cached = cache.get(id)
@@ -107,17 +109,22 @@ export function createResourceServerService(
   }
 
   function refreshProtectedResources(): Promise<string[]> {
-    refreshing ??= listEnabledResources(db)
+    if (refreshing) return refreshing
+    const started = generation
+    const read: Promise<string[]> = listEnabledResources(db)
       .then((list) => {
-        protectedResources = { list, at: performance.now() }
+        if (started === generation) protectedResources = { list, at: performance.now() }
         return list
       })
       .catch((err: unknown) => {
         if (protectedResources) return protectedResources.list
         throw err
       })
-      .finally(() => (refreshing = undefined))
-    return refreshing
+      .finally(() => {
+        if (refreshing === read) refreshing = undefined
+      })
+    refreshing = read
+    return read
   }
 
   return {
@@ -144,7 +151,9 @@ export function createResourceServerService(
           resource: input.resource ?? null,
           scopes: normalizeScopes(input.scopes ?? []),
         })
+        generation += 1
         protectedResources = undefined
+        refreshing = undefined
         return { ...server, secret }
       } catch (err) {
         if (isUniqueViolation(err))
@@ -172,7 +181,7 @@ export function createResourceServerService(
     },
     /** The enabled resource server with this id, when its secret matches (constant-time). */
     async authenticate(id: string, secret: string): Promise<AuthenticatedResourceServer | undefined> {
-      if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) return undefined // not an id we issue; never reaches a query
+      if (!isCallerIdShape(id)) return undefined // not an id we issue; never reaches a query
       const stored = await credentials(id)
       const matches = constantTimeEqual(
         stored?.secretHash ?? sha256('no such resource server'),
