@@ -2,7 +2,7 @@ import type { ClientService } from '../clients/client.service.js'
 import { isClientId } from '../lib/identifiers.js'
 import type { GrantService } from '../grants/grant.service.js'
 import type { ResourceServerService, ResourceTarget } from '../resource-servers/resource-server.service.js'
-import { isKnownScope, normalizeScopes, SCOPE_DESCRIPTIONS } from '../lib/scopes.js'
+import { describeScope, normalizeScopes } from '../lib/scopes.js'
 
 /** An application the user has authorized, as the account page and its JSON show it. */
 export interface ConnectedApp {
@@ -15,10 +15,6 @@ export interface ConnectedApp {
   authorizedAt: Date
   /** When it last exchanged a code or refreshed a token; null when never. */
   lastUsedAt: Date | null
-}
-
-function describe(scope: string): string {
-  return isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope
 }
 
 /** The user's side of grants: list the connected applications and disconnect one (effective at once). */
@@ -39,7 +35,7 @@ export function createConnectedAppsService(
       return live.map((g) => ({
         clientId: g.clientId,
         name: g.clientName,
-        scopes: normalizeScopes(g.scopes).map((scope) => ({ scope, description: describe(scope) })),
+        scopes: normalizeScopes(g.scopes).map((scope) => ({ scope, description: describeScope(scope) })),
         resources: g.resources.map((resource) => ({
           resource,
           name: targets.get(resource)?.name ?? resource,

@@ -14,6 +14,11 @@ export function isKnownScope(value: string): value is Scope {
   return Object.hasOwn(SCOPE_DESCRIPTIONS, value)
 }
 
+/** A scope in plain words for a person (consent and connected-apps pages); an unknown one as it is. */
+export function describeScope(scope: string): string {
+  return isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope
+}
+
 /**
  * Parses a scope parameter (RFC 6749 §3.3: space-delimited, case-sensitive).
  * Returns null when the string breaks the grammar (empty, leading/trailing or double spaces, bad characters).

@@ -1,4 +1,4 @@
-import { SCOPE_DESCRIPTIONS, isKnownScope } from '../../lib/scopes.js'
+import { describeScope } from '../../lib/scopes.js'
 import { html } from '../html.js'
 import { page } from '../layout.js'
 
@@ -23,8 +23,6 @@ export interface ConsentApi {
   scopes: readonly string[]
 }
 
-const describe = (scope: string) => (isKnownScope(scope) ? SCOPE_DESCRIPTIONS[scope] : scope)
-
 /**
  * The consent page: who asks, for what (in plain words), who is signed in, and Allow / Deny. When
  * the request names APIs, each is shown by its registered name beside the scopes it will get there.
@@ -46,7 +44,7 @@ export function consentPage(options: {
       <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
-        ${options.scopes.map((scope) => html`<li>${describe(scope)} <code>${scope}</code></li>`)}
+        ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
       </ul>
       ${
         options.apis?.length
@@ -56,7 +54,7 @@ export function consentPage(options: {
                 (api) =>
                   html`<li>
                     <strong class="api-name">${api.name}</strong> <code>${api.resource}</code>:
-                    ${api.scopes.map((s) => describe(s)).join('; ')}
+                    ${api.scopes.map(describeScope).join('; ')}
                   </li>`,
               )}
             </ul>`
