@@ -1,3 +1,4 @@
+import { isSoleAudience } from '@linkauth/resource/token-contract'
 import type { Config } from '../config.js'
 import type { RefreshTokenService } from '../grants/refresh-token.service.js'
 import { epochSeconds } from '../lib/clock.js'
@@ -31,15 +32,6 @@ export interface IntrospectionCaller {
 }
 
 /**
- * RFC 8707, RFC 7662 §4: a token is for the caller when its one audience is exactly the caller's
- * resource (exact strings, as registered), or the default audience for a caller registered without
- * one. Our tokens carry one audience; a list of several is never ours to honour here.
- */
-function isForAudience(aud: string | string[], audience: string): boolean {
-  return Array.isArray(aud) ? aud.length === 1 && aud[0] === audience : aud === audience
-}
-
-/**
  * token_type: RFC 7662 takes it from RFC 6749 §7.1, where access tokens are "Bearer". Refresh
  * tokens have no §7.1 type, so they answer "refresh_token" (their RFC 7009 token_type_hint name):
  * never "Bearer", so that a resource server that checks token_type cannot mistake one for the other.
@@ -58,7 +50,9 @@ export function createIntrospectionService(
     if (!verified.ok) return INACTIVE
     const c = verified.claims
     // Before the liveness query: a token for another API costs the caller no database round trip.
-    if (!isForAudience(c.aud, caller.resource ?? config.accessTokenAudience)) return INACTIVE
+    // RFC 8707, RFC 7662 §4: a token is the caller's when its one audience is the caller's resource, or
+    // the default audience for a caller registered without one.
+    if (!isSoleAudience(c.aud, caller.resource ?? config.accessTokenAudience)) return INACTIVE
     const live = await accessTokens.isAccessTokenLive({
       jti: c.jti,
       grantId: c.grant_id,

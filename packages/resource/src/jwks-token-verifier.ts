@@ -1,7 +1,12 @@
 import { errors, jwtVerify, type JWTPayload } from 'jose'
 import { invalidToken, type ResourceAuthError, VerifierUnavailableError } from './errors.js'
 import { type JwksCache, SIGNATURE_ALGORITHMS } from './jwks-cache.js'
-import { ACCESS_TOKEN_TYPE, readAccessTokenClaims, type SignedAccessTokenClaims } from './token-contract.js'
+import {
+  ACCESS_TOKEN_TYPE,
+  isSoleAudience,
+  readAccessTokenClaims,
+  type SignedAccessTokenClaims,
+} from './token-contract.js'
 
 /**
  * The claims of a linkauth access token (RFC 9068) as the server signs them, checked for presence
@@ -80,8 +85,7 @@ function fromJoseError(err: unknown): ResourceAuthError {
  * at them, so it is not one this API accepts (linkauth issues one audience per token).
  */
 function onlyFor(resource: string, claims: AccessTokenClaims): AccessTokenClaims {
-  const aud = claims.aud
-  if (typeof aud === 'string' ? aud === resource : aud.length === 1 && aud[0] === resource) return claims
+  if (isSoleAudience(claims.aud, resource)) return claims
   throw invalidToken('wrong_audience', 'The access token is not meant for this API.')
 }
 

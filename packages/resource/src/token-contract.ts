@@ -49,6 +49,14 @@ export function isUuid(value: unknown): value is string {
 }
 
 /** RFC 9068 §2.1: typ "at+jwt" (the media type application/at+jwt, prefix optional, any case). */
+/**
+ * Whether a token's `aud` names this audience and no other (linkauth issues one audience per token;
+ * a token naming other APIs as well could be replayed at them). Exact strings, never normalised.
+ */
+export function isSoleAudience(aud: string | string[], audience: string): boolean {
+  return typeof aud === 'string' ? aud === audience : aud.length === 1 && aud[0] === audience
+}
+
 export function isAccessTokenType(typ: unknown): boolean {
   return typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ)
 }
