@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: compile TypeScript with the dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:26-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/resource/package.json ./packages/resource/
@@ -18,7 +18,7 @@ RUN npm run build
 # loopback (ADMIN_HOST's default), so publishing ports never exposes it. Reach it with the CLI inside
 # the container (`docker exec <container> linkauth …`), or opt in with ADMIN_HOST=0.0.0.0 and a port
 # published on the host's loopback only (docker-compose.yml does).
-FROM node:20-bookworm-slim
+FROM node:26-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \

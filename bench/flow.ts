@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto'
+import type autocannon from 'autocannon'
 import type { BenchServer } from './server.js'
 
 /** What the scenarios need: a registered client, a signed-in browser session and a remembered consent. */
@@ -138,6 +139,7 @@ export async function exchangeCodes(
   party: BenchParty,
   codes: string[],
   concurrency = 32,
+  dpop?: () => string,
 ): Promise<{ refreshTokens: string[]; accessTokens: string[] }> {
   const refreshTokens: string[] = []
   const accessTokens: string[] = []
@@ -148,7 +150,7 @@ export async function exchangeCodes(
         const code = codes[next++]!
         const res = await fetch(`${server.baseUrl}/api/oauth/token`, {
           method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...(dpop ? { dpop: dpop() } : {}) },
           body: new URLSearchParams({
             code,
             code_verifier: party.verifier,
@@ -170,14 +172,15 @@ export async function exchangeCodes(
  * successor back when the answer comes, so no token is ever in two requests at once. (autocannon
  * resets a connection's context at every pass over its request list, so the chain lives here.)
  */
-export function refreshChainRequest(party: BenchParty, refreshTokens: string[]) {
+export function refreshChainRequest(party: BenchParty, refreshTokens: string[], dpop?: () => string) {
   const idle = [...refreshTokens]
   return {
     method: 'POST' as const,
     path: '/api/oauth/token',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    setupRequest: (req: object) => ({
+    setupRequest: (req: autocannon.Request) => ({
       ...req,
+      ...(dpop ? { headers: { ...req.headers, dpop: dpop() } } : {}),
       body: new URLSearchParams({
         grant_type: 'refresh_token',
         refresh_token: idle.shift() ?? 'no idle refresh token: raise the number of chains',
@@ -187,6 +190,24 @@ export function refreshChainRequest(party: BenchParty, refreshTokens: string[]) 
     onResponse: (status: number, body: string) => {
       if (status === 200) idle.push((JSON.parse(body) as { refresh_token: string }).refresh_token)
     },
+  }
+}
+
+/**
+ * A DPoP client's proofs (RFC 9449) for `url`: one P-256 key, a fresh proof per call, signed with
+ * node:crypto synchronously (autocannon's setupRequest cannot wait), so the bench client's own cost
+ * stays small beside the server's.
+ */
+export function dpopProofs(url: string): () => string {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+  const header = Buffer.from(
+    JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) }),
+  ).toString('base64url')
+  return () => {
+    const claims = { jti: randomUUID(), htm: 'POST', htu: url, iat: Math.floor(Date.now() / 1000) }
+    const input = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+    const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' })
+    return `${input}.${signature.toString('base64url')}`
   }
 }
 

@@ -126,7 +126,7 @@ try {
     () => services.introspection.introspect(many[j++ % many.length]!, DEFAULT_AUDIENCE_CALLER),
     inFlight,
   )
-  services.signingKeys.stop()
+  await services.signingKeys.stop()
 } finally {
   await database.close()
   await admin.query(`drop database ${name} with (force)`)

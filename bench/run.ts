@@ -1,4 +1,5 @@
 import {
+  dpopProofs,
   exchangeCodes,
   introspectionRequest,
   mintCodes,
@@ -84,6 +85,32 @@ try {
     )
   }
 
+  // The same with a DPoP proof per request (RFC 9449): one signature check and one replay-store write more.
+  if (!only || only.some((o) => o.startsWith('code'))) {
+    const count = Number(process.env.BENCH_CODES ?? 30000)
+    const codes = await mintCodes(server, party, count)
+    const proof = dpopProofs(`${server.baseUrl}/api/oauth/token`)
+    let next = 0
+    await run('code exchange with DPoP (POST /api/oauth/token)', {
+      url: `${server.baseUrl}/api/oauth/token`,
+      method: 'POST',
+      amount: codes.length,
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof() },
+            body: new URLSearchParams({
+              code: codes[next++] ?? 'exhausted',
+              code_verifier: party.verifier,
+              client_id: party.clientId,
+            }).toString(),
+          }),
+        },
+      ],
+    })
+  }
+
   // Refresh rotation: one family per connection, each refreshed in sequence with its newest token.
   if (!only || only.some((o) => o.startsWith('refresh'))) {
     const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections * 2))
@@ -92,6 +119,19 @@ try {
       { url: server.baseUrl, requests: [refreshChainRequest(party, seeds.refreshTokens)] },
       3000,
     )
+    // Families bound to a DPoP key: each refresh carries a proof made with it.
+    const proof = dpopProofs(`${server.baseUrl}/api/oauth/token`)
+    const bound = await exchangeCodes(
+      server,
+      party,
+      await mintCodes(server, party, connections * 2),
+      32,
+      proof,
+    )
+    await run('refresh rotation with DPoP (POST /api/oauth/token)', {
+      url: server.baseUrl,
+      requests: [refreshChainRequest(party, bound.refreshTokens, proof)],
+    })
   }
   // Introspection of access tokens and of refresh tokens, as a registered resource server.
   if (!only || only.some((o) => o.startsWith('introspection'))) {

@@ -5,6 +5,11 @@ import * as m0003 from './0003_revocation_events.js'
 import * as m0004 from './0004_one_key_to_the_grant.js'
 import * as m0005 from './0005_housekeeping.js'
 import * as m0006 from './0006_resource_indicators.js'
+import * as m0007 from './0007_refresh_retry_window.js'
+import * as m0008 from './0008_dpop.js'
+import * as m0009 from './0009_client_and_resource_server_lifecycle.js'
+import * as m0010 from './0010_signing_key_lifecycle.js'
+import * as m0011 from './0011_audit_trail.js'
 
 /** Every migration, in order. Names are frozen once landed. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +19,9 @@ export const migrations: Record<string, Migration> = {
   '0004_one_key_to_the_grant': m0004,
   '0005_housekeeping': m0005,
   '0006_resource_indicators': m0006,
+  '0007_refresh_retry_window': m0007,
+  '0008_dpop': m0008,
+  '0009_client_and_resource_server_lifecycle': m0009,
+  '0010_signing_key_lifecycle': m0010,
+  '0011_audit_trail': m0011,
 }

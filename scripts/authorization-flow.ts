@@ -91,6 +91,8 @@ export interface FlowOptions {
   dataDir: string
   /** The API the token is for (RFC 8707 `resource`), sent at authorize and at the token endpoint. */
   resource?: string
+  /** The scopes the application is registered for and asks for (default: links:read links:write). */
+  scopes?: string[]
 }
 
 /** What a demo registered, kept (mode 0600) so that the next run reuses it instead of adding more. */
@@ -154,7 +156,7 @@ async function demoClient(
   const client = await request<{ client_id: string }>('POST', '/admin/clients', {
     name: options.appName,
     redirect_uris: [redirectUri],
-    scopes: ['links:read', 'links:write'],
+    scopes: options.scopes ?? ['links:read', 'links:write'],
   })
   return { clientId: client.client_id, reused: false }
 }
@@ -214,7 +216,7 @@ export async function runAuthorizationFlow(options: FlowOptions): Promise<FlowRe
       response_type: 'code',
       client_id: client.clientId,
       redirect_uri: redirectUri,
-      scope: 'links:read links:write',
+      scope: (options.scopes ?? ['links:read', 'links:write']).join(' '),
       state,
       code_challenge: challenge,
       code_challenge_method: 'S256',

@@ -1,8 +1,8 @@
 /**
- * Lints the OpenAPI documents the two listeners serve with Redocly CLI's recommended rules
- * (redocly.yaml), offline and without telemetry.
+ * Lints the OpenAPI documents the two listeners serve, and the links API's (examples/links-api),
+ * with Redocly CLI's recommended rules (redocly.yaml), offline and without telemetry.
  *
- *   tsx scripts/lint-openapi.ts            builds both documents as the listeners do and lints them
+ *   tsx scripts/lint-openapi.ts            builds the documents as the services do and lints them
  *   tsx scripts/lint-openapi.ts FILE…      lints these files instead (test/openapi/lint.test.ts)
  *
  * Exit code: Redocly's (non-zero when a rule at error level fails).
@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { loadConfig } from '../src/config.js'
 import { adminOpenApiDocument, publicOpenApiDocument } from '../src/openapi/document.js'
+import { linksOpenApiDocument } from '../examples/links-api/src/openapi.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const redocly = join(
@@ -41,6 +42,7 @@ function lintServedDocuments(): number {
     const files = {
       'public.openapi.json': publicOpenApiDocument(loadConfig({})),
       'admin.openapi.json': adminOpenApiDocument(),
+      'links-api.openapi.json': linksOpenApiDocument('http://localhost:3002'),
     }
     for (const [name, document] of Object.entries(files))
       writeFileSync(join(dir, name), JSON.stringify(document, null, 2))

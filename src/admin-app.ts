@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { auditAdminRoutes } from './audit/audit.routes.js'
 import { userAdminRoutes } from './accounts/user.routes.js'
 import { clientAdminRoutes } from './clients/client.routes.js'
 import { healthRoutes } from './health/health.routes.js'
@@ -27,13 +28,14 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   await app.register(routeGroup('problem', [healthRoutes(services)]))
   await app.register(async (admin) => {
     answerErrorsAs(admin, 'problem', { unservedPaths: ['/admin'] })
-    requireAdminToken(admin, options.adminToken)
+    requireAdminToken(admin, options.adminToken, services.audit)
     await admin.register(clientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))
     await admin.register(metricsRoute(services.metricsSource))
     await admin.register(signingKeyAdminRoutes(services))
     await admin.register(housekeepingAdminRoutes(services))
+    await admin.register(auditAdminRoutes(services))
     // Behind the token like the rest: it describes the operator API to the operator alone.
     await admin.register(openApiRoutes(adminOpenApiDocument()))
   })

@@ -3,6 +3,7 @@ import formbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
 import { connectedAppsRoutes } from './accounts/connected-apps.routes.js'
 import { signInRoutes } from './accounts/sign-in.routes.js'
+import { passwordRoutes } from './accounts/password.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { eventFeedRoutes } from './events/event-feed.routes.js'
 import { createHttpServer } from './http-server.js'
@@ -36,7 +37,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   services.housekeeping.start()
   const app = await createHttpServer(options)
   app.addHook('onClose', async () => {
-    services.signingKeys.stop()
+    await services.signingKeys.stop()
     await services.housekeeping.stop()
     await services.rateLimitStore.stop()
   })
@@ -57,6 +58,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
       signInRoutes(services, options.config),
       authorizeRoutes(services, options.config),
       accountApps.pages,
+      passwordRoutes(services, options.config),
     ]),
   )
   // OAuth clients and resource servers read RFC 6749 errors, below these paths too: the revocation

@@ -26,6 +26,27 @@ const keyEncryptionKey = optionalString.pipe(
     .optional(),
 )
 
+const DURATION_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 } as const
+/** The shortest rotation period: the next key is published for part of it before it signs. */
+const MIN_ROTATION_SECONDS = 3600
+
+/** SIGNING_KEY_ROTATION: `off` (0) or a duration of at least an hour (`30d`, `12h`, `90m`); unset → undefined. */
+const rotationPeriod = optionalString.pipe(
+  z
+    .string()
+    .regex(/^(off|0|[1-9][0-9]{0,6}[smhdw])$/, 'a duration such as 30d, 12h or 90m, or "off"')
+    .transform((v) =>
+      v === 'off' || v === '0'
+        ? 0
+        : Number(v.slice(0, -1)) * DURATION_SECONDS[v.slice(-1) as keyof typeof DURATION_SECONDS],
+    )
+    .refine(
+      (v) => v === 0 || (v >= MIN_ROTATION_SECONDS && v <= 10 * 365 * 86_400),
+      'a duration from 1h to 3650d, or "off"',
+    )
+    .optional(),
+)
+
 const booleanish = (fallback: 'true' | 'false') =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
@@ -36,6 +57,9 @@ const booleanish = (fallback: 'true' | 'false') =>
 const count = (fallback: number) => z.coerce.number().int().min(1).max(1_000_000).default(fallback)
 const bytes = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback)
+
+/** SIGNING_KEY_ROTATION when unset with DATABASE_URL: 30 days. */
+export const DEFAULT_ROTATION_SECONDS = 30 * 86_400
 
 /** Every setting linkauth reads from the environment, with its default. */
 export const configSchema = z.object({
@@ -58,6 +82,17 @@ export const configSchema = z.object({
       .optional(),
   ),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  // PgBouncer and other transaction-pooling proxies (docs/operating.md): the LISTEN connection's own
+  // URL (direct or a session-mode pool), and named prepared statements off where the pooler lacks them.
+  /** Where the one LISTEN connection per process goes; DATABASE_URL when unset. */
+  DATABASE_LISTEN_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL')
+      .optional(),
+  ),
+  /** Named prepared statements (parsed once per connection); false behind a pooler without them. */
+  DATABASE_PREPARED_STATEMENTS: booleanish('true'),
   /** Server processes (node:cluster); 'auto' is one per core. Needs DATABASE_URL when above 1. */
   WORKERS: z
     .union(
@@ -74,10 +109,19 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   COOKIE_SECRET: secret(32),
   KEY_ENCRYPTION_KEY: keyEncryptionKey,
+  /** The key-encryption key before the current one: only decrypts, while `linkauth keys rekey` re-encrypts. */
+  KEY_ENCRYPTION_KEY_PREVIOUS: keyEncryptionKey,
+  /** Scheduled signing-key rotation (`30d`, `off`); unset: 30d with DATABASE_URL, off on the embedded database. */
+  SIGNING_KEY_ROTATION: rotationPeriod,
   AUTH_CODE_TTL: seconds(60),
   ACCESS_TOKEN_TTL: seconds(600),
   REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
   REFRESH_TOKEN_ABSOLUTE_TTL: seconds(180 * 24 * 3600),
+  /**
+   * Seconds after a refresh token rotated during which its client may present it again and get
+   * tokens (a retry, not theft); 0 turns the window off. At most 5 minutes: longer is a second life.
+   */
+  REFRESH_REUSE_WINDOW: z.coerce.number().int().min(0).max(300).default(10),
   SESSION_TTL: seconds(12 * 3600),
   ACCESS_TOKEN_AUDIENCE: optionalString.pipe(z.string().min(1).optional()),
   SIGNING_ALG: z.enum(['ES256', 'EdDSA', 'RS256']).default('ES256'),
@@ -138,6 +182,12 @@ export const configSchema = z.object({
     .min(0)
     .max(10 * 365 * 24 * 3600)
     .default(7 * 24 * 3600),
+  // DPoP (RFC 9449, docs/integrating.md "DPoP"): whether every token request must carry a proof,
+  // and whether proofs must carry a server nonce (use_dpop_nonce with a DPoP-Nonce header first).
+  DPOP_REQUIRED: booleanish('false'),
+  DPOP_NONCE_REQUIRED: booleanish('false'),
+  /** Audit trail: rows older than this many seconds (default 400 days) are deleted by housekeeping. */
+  AUDIT_RETENTION: seconds(400 * 24 * 3600),
 })
 
 type Settings = z.output<typeof configSchema>
@@ -155,7 +205,13 @@ function configKey(name: string): string {
 }
 
 /** Settings loadConfig fills in from others when they are not given. */
-type Derived = { host: string; issuer: string; accessTokenAudience: string }
+type Derived = {
+  host: string
+  issuer: string
+  accessTokenAudience: string
+  /** Seconds between scheduled signing-key rotations; 0 is off. */
+  signingKeyRotation: number
+}
 
 /**
  * Every setting, typed by the schema: a setting is added to configSchema and nowhere else. The
@@ -209,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     host: e.HOST ?? (e.DATABASE_URL ? '0.0.0.0' : '127.0.0.1'),
     issuer,
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? `${issuer}/api`,
+    signingKeyRotation: e.SIGNING_KEY_ROTATION ?? (e.DATABASE_URL ? DEFAULT_ROTATION_SECONDS : 0),
   } as Config)
 }
 

@@ -22,6 +22,10 @@ export type OAuthErrorCode =
   | 'temporarily_unavailable'
   /** The revocation event feed: no such stream (unknown, swept, or another resource server's). */
   | 'invalid_stream'
+  /** RFC 9449 §5: the DPoP proof is missing where required, or invalid. */
+  | 'invalid_dpop_proof'
+  /** RFC 9449 §8: retry with the nonce in the DPoP-Nonce header. */
+  | 'use_dpop_nonce'
 
 const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -40,6 +44,8 @@ const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   server_error: 500,
   temporarily_unavailable: 503,
   invalid_stream: 404,
+  invalid_dpop_proof: 400,
+  use_dpop_nonce: 400,
 }
 
 export class OAuthError extends Error {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { statusTitle } from './errors.js'
@@ -44,6 +45,9 @@ export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> 
       return sendError(error, request, reply)
     },
     clientErrorHandler: answerUnparsableRequest,
+    // The `reqId` of log lines and the request id of audit events: unique across listeners and
+    // instances (Fastify's default, req-1, req-2…, starts again in every process).
+    genReqId: () => randomUUID(),
   })
   waitForRunningHandlersOnClose(app)
   app.addHook('preValidation', assertParameterLimits)

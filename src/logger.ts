@@ -25,6 +25,9 @@ const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-csrf-token"]',
+  // A DPoP proof (RFC 9449) is single use and bound to its request, but names the key: not for logs.
+  'req.headers.dpop',
+  'headers.dpop',
   'res.headers["set-cookie"]',
   'res.headers.location',
   'headers.authorization',

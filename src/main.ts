@@ -15,8 +15,9 @@ import { firstRunHint, runningFrom } from './first-run-hint.js'
 import { listenOn } from './listen.js'
 import { createLogger, stdoutDestination } from './logger.js'
 import { clusterMetricsSource, serveClusterMetrics } from './metrics/cluster-metrics.js'
-import { adminTokenPath, resolveSecrets } from './runtime-secrets.js'
+import { adminTokenPath, keyEncryptionKeyStore, resolveSecrets } from './runtime-secrets.js'
 import { createServices } from './services.js'
+import { KeyEncryptionKeyMissingError } from './tokens/key-encryption.js'
 
 /** A setting that keeps the server from starting: one line naming it, and EX_CONFIG. */
 function exitOnConfigError(err: ConfigError): never {
@@ -50,6 +51,8 @@ async function main(): Promise<void> {
       databaseUrl: config.databaseUrl,
       dataDir: join(config.dataDir, 'pglite'),
       poolSize: config.databasePoolSize,
+      listenUrl: config.databaseListenUrl,
+      preparedStatements: config.databasePreparedStatements,
     })
     if (cluster.isPrimary) {
       const { applied } = await migrateToLatest(database.db)
@@ -89,12 +92,21 @@ async function main(): Promise<void> {
     poolStats: database.poolStats,
     listen: database.listen,
     processMetrics: true,
+    keyEncryptionKeyStore: keyEncryptionKeyStore(config),
     ...(cluster.isWorker
       ? { metricsSource: (m: { registry: Registry }) => clusterMetricsSource(m.registry) }
       : {}),
   }
   const services = createServices(deps)
-  const publicApp = await buildApp({ ...deps, services })
+  let publicApp: FastifyInstance
+  try {
+    publicApp = await buildApp({ ...deps, services })
+  } catch (err) {
+    // A stored signing key that the configured key-encryption keys do not open: a setting to fix.
+    if (!(err instanceof KeyEncryptionKeyMissingError)) throw err
+    await database.close()
+    exitOnConfigError(new ConfigError(err.message))
+  }
   const adminApp = await buildAdminApp({ ...deps, services, adminToken: secrets.adminToken })
   try {
     await listenOn(publicApp, {

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
+import { createAuditService } from './audit/audit.service.js'
 import { createConnectedAppsService } from './accounts/connected-apps.service.js'
 import { createSessionService } from './accounts/session.service.js'
 import { createUserService } from './accounts/user.service.js'
@@ -16,6 +17,7 @@ import type { Clock } from './lib/clock.js'
 import { createMetrics, type PoolStats } from './metrics/metrics.js'
 import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
+import { createDpopService } from './oauth/dpop.service.js'
 import { createRateLimitStore } from './rate-limit/rate-limit-store.js'
 import { createSignInThrottle } from './accounts/sign-in-throttle.service.js'
 import { createIntrospectionService } from './oauth/introspection.service.js'
@@ -24,7 +26,7 @@ import { createResourceServerService } from './resource-servers/resource-server.
 import { createAccessTokenService } from './tokens/access-token.js'
 import { createAccessTokenStatusService } from './tokens/access-token-status.service.js'
 import { createAccessTokenVerifier } from './tokens/access-token-verifier.js'
-import { createSigningKeyService } from './tokens/signing-key.service.js'
+import { createSigningKeyService, type KeyEncryptionKeyStore } from './tokens/signing-key.service.js'
 
 /** What both listeners are built from; passed in, never imported as singletons (DESIGN §2). */
 export interface AppDeps {
@@ -40,6 +42,8 @@ export interface AppDeps {
   processMetrics?: boolean
   /** Where /metrics text comes from; by default this process's registry (a cluster worker asks the primary). */
   metricsSource?: (metrics: ReturnType<typeof createMetrics>) => MetricsSource
+  /** Set when the key-encryption key lives in DATA_DIR (runtime-secrets.ts): `keys rekey` makes the new one. */
+  keyEncryptionKeyStore?: KeyEncryptionKeyStore | undefined
 }
 
 /** Wires every service once over the given dependencies. */
@@ -51,21 +55,32 @@ export function createServices(deps: AppDeps) {
     // Read when scraped, after `events` below exists.
     heldPolls: () => events.waiting,
   })
+  const audit = createAuditService(deps)
   const revoked = (kind: 'grant' | 'refresh_family' | 'access_token', count: number) =>
     metrics.revocations.inc({ kind }, count)
-  const grants = createGrantService(db, clock, config, {
-    codeReplayed: () => metrics.codeReplays.inc(),
-    revoked,
-  })
-  const refreshTokens = createRefreshTokenService(db, clock, config, {
-    refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
-    revoked,
-  })
+  const grants = createGrantService(
+    db,
+    clock,
+    config,
+    { codeReplayed: () => metrics.codeReplays.inc(), revoked },
+    audit.recorder,
+  )
+  const refreshTokens = createRefreshTokenService(
+    db,
+    clock,
+    config,
+    {
+      refreshTokenReused: () => metrics.refreshTokenReuse.inc(),
+      refreshRetry: (outcome) => metrics.refreshTokenRetries.inc({ outcome }),
+      revoked,
+    },
+    audit.recorder,
+  )
   const accessTokenStatus = createAccessTokenStatusService(db, clock, { revoked })
-  const signingKeys = createSigningKeyService(deps)
+  const signingKeys = createSigningKeyService({ ...deps, audit: audit.recorder })
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
-  const clients = createClientService(db, clock, grants)
-  const resourceServers = createResourceServerService(db, config)
+  const clients = createClientService(db, clock, grants, audit.recorder)
+  const resourceServers = createResourceServerService(db, config, clock, grants, audit.recorder)
   const events = createEventFeedService({
     db,
     clock,
@@ -83,14 +98,15 @@ export function createServices(deps: AppDeps) {
       contentType: metrics.registry.contentType,
     },
     health: createHealthService(db),
-    users: createUserService(db),
-    sessions: createSessionService(db, clock, config.sessionTtl),
+    users: createUserService(db, clock, config, audit.recorder),
+    sessions: createSessionService(db, clock, config.sessionTtl, audit.recorder),
+    audit,
     grants,
     refreshTokens,
     accessTokenStatus,
     authorize: createAuthorizeService(db, clock, grants),
     clients,
-    connectedApps: createConnectedAppsService(grants, clients, resourceServers),
+    connectedApps: createConnectedAppsService(grants, clients, resourceServers, audit),
     resourceServers,
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
@@ -101,6 +117,7 @@ export function createServices(deps: AppDeps) {
     rateLimitStore,
     signInThrottle: createSignInThrottle(rateLimitStore.store, config),
     housekeeping: createHousekeepingService({ ...deps, metrics, eventStreamIdleSince: events.idleSince }),
+    dpop: createDpopService({ ...deps, redis: rateLimitStore.redis }),
   }
 }
 

@@ -14,18 +14,25 @@
  * to wait for the browser, 600), and every LINKS_* setting of the links API. Ctrl-C stops both
  * services.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CliError, createAdminClient } from '../../src/cli/admin-client.js'
 import {
   adminToken,
   dataDirOf,
   type Metadata,
-  metadata,
   runAuthorizationFlow,
   say,
 } from '../../scripts/authorization-flow.js'
+import {
+  apiClient,
+  authorizationServer,
+  indent,
+  resourceServer,
+  start,
+  stopAll,
+  waitUntilReady,
+} from '../shared/demo.js'
 
 const env = process.env
 // Where the server is, or will be when this script starts it (with the same PORT/ISSUER/ADMIN_PORT).
@@ -40,90 +47,7 @@ const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).repla
 /** The links API's resource identifier: its registration, its tokens' aud (the links API's own default). */
 const linksResource = env.LINKS_API_RESOURCE || `${linksUrl}/api`
 const LINKS_SCOPES = ['links:read', 'links:write']
-const children: ChildProcess[] = []
-
-async function waitUntilReady(url: string, child: ChildProcess, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null) throw new CliError(`${what} exited with code ${child.exitCode}`, 1)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new CliError(`${what} did not become ready at ${url}`, 1)
-}
-
-function start(args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, args, { env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] })
-  children.push(child)
-  return child
-}
-
-/** The authorization server already running at LINKAUTH_URL, or a new one started from dist/. */
-async function authorizationServer(): Promise<Metadata> {
-  try {
-    const meta = await metadata(publicUrl)
-    say(`Using the authorization server already running at ${meta.issuer}`)
-    return meta
-  } catch {
-    if (!existsSync('dist/src/main.js')) throw new CliError('dist/ is missing: run npm run build first', 2)
-    say(
-      `Starting the authorization server at ${publicUrl} (${env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${dataDir}`}) …`,
-    )
-    const child = start(['dist/src/main.js'], { ...env, LOG_LEVEL: env.LOG_LEVEL || 'warn' })
-    await waitUntilReady(`${publicUrl}/readyz`, child, 'the authorization server')
-    return metadata(publicUrl)
-  }
-}
-
-/** The links API's resource-server credentials: given, kept from an earlier run, or registered now. */
-async function resourceServer(
-  request: ReturnType<typeof createAdminClient>,
-): Promise<{ id: string; secret: string }> {
-  if (env.LINKS_RESOURCE_SERVER_ID && env.LINKS_RESOURCE_SERVER_SECRET)
-    return { id: env.LINKS_RESOURCE_SERVER_ID, secret: env.LINKS_RESOURCE_SERVER_SECRET }
-  const file = join(dataDir, 'links-api-resource-server.json')
-  if (existsSync(file)) {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { id: string; secret: string }
-    const { resource_servers } = await request<{
-      resource_servers: { id: string; resource?: string | null }[]
-    }>('GET', '/admin/resource-servers')
-    // A registration for another identifier (another port) or from before resource identifiers is not this API's.
-    if (resource_servers.some((r) => r.id === kept.id && r.resource === linksResource)) {
-      say(`Using the resource-server registration kept in ${file} (${kept.id})`)
-      return kept
-    }
-  }
-  const created = await request<{ id: string; secret: string }>('POST', '/admin/resource-servers', {
-    name: 'Links API',
-    resource: linksResource,
-    scopes: LINKS_SCOPES,
-  })
-  mkdirSync(dataDir, { recursive: true })
-  writeFileSync(file, JSON.stringify({ id: created.id, secret: created.secret }), { mode: 0o600 })
-  chmodSync(file, 0o600)
-  say(`Registered the links API as resource server ${created.id} (credentials kept in ${file}, mode 0600)`)
-  say(`   resource: ${linksResource}, scopes: ${LINKS_SCOPES.join(' ')}`)
-  return created
-}
-
-async function api(method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${linksUrl}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-    signal: AbortSignal.timeout(10_000),
-  })
-  const text = await res.text()
-  return {
-    status: res.status,
-    headers: res.headers,
-    json: text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined,
-  }
-}
+const api = apiClient(linksUrl)
 
 /** How often the demo asks, while it waits for the revocation. */
 const WATCH_INTERVAL_MS = 200
@@ -162,12 +86,19 @@ async function watchRevocation(meta: Metadata, token: string, credentials: { id:
   }
 }
 
-const indent = (value: unknown) => JSON.stringify(value, null, 2).replace(/\n/g, '\n   ')
-
 async function main(): Promise<number> {
-  const meta = await authorizationServer()
+  const meta = await authorizationServer(publicUrl, env, dataDir)
   const request = createAdminClient({ baseUrl: adminUrl, token: adminToken() })
-  const credentials = await resourceServer(request)
+  const credentials = await resourceServer({
+    request,
+    given: { id: env.LINKS_RESOURCE_SERVER_ID, secret: env.LINKS_RESOURCE_SERVER_SECRET },
+    dataDir,
+    key: 'links-api',
+    name: 'Links API',
+    label: 'the links API',
+    resource: linksResource,
+    scopes: LINKS_SCOPES,
+  })
 
   say(`Starting the links API at ${linksUrl} …`)
   const links = start(['--conditions=linkauth-source', '--import', 'tsx', 'examples/links-api/src/main.ts'], {
@@ -231,10 +162,6 @@ async function main(): Promise<number> {
   return 0
 }
 
-function stopAll(code: number): void {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
-  process.exitCode = code
-}
 process.on('SIGINT', () => stopAll(0))
 process.on('SIGTERM', () => stopAll(0))
 

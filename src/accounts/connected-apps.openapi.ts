@@ -11,6 +11,13 @@ export const accountAppsSchema = z.object({
         description:
           'The APIs (RFC 8707 resource identifiers, with their registered names) the user consented to; empty: the service’s default audience.',
       }),
+      description: z
+        .string()
+        .nullable()
+        .meta({ description: 'What the operator wrote about the app (plain text).' }),
+      homepage_url: z.string().nullable(),
+      privacy_policy_url: z.string().nullable(),
+      terms_url: z.string().nullable(),
       authorized_at: isoTime,
       last_used_at: isoTime.nullable(),
     }),

@@ -19,6 +19,10 @@ function appJson(app: ConnectedApp) {
     name: app.name,
     scopes: app.scopes,
     resources: app.resources,
+    description: app.about.description,
+    homepage_url: app.about.homepageUrl,
+    privacy_policy_url: app.about.privacyPolicyUrl,
+    terms_url: app.about.termsUrl,
     authorized_at: app.authorizedAt.toISOString(),
     last_used_at: app.lastUsedAt?.toISOString() ?? null,
   }
@@ -66,14 +70,15 @@ export function connectedAppsRoutes(
       const session = await cookies.currentSession(request, services.sessions)
       if (!session) return reply.redirect(signInThenReturnTo('account-apps'), 303)
       const revoked = formField(request.query, 'revoked')
-      const [list, revokedName] = await Promise.all([
+      const [list, revokedName, history] = await Promise.all([
         apps.list(session.userId),
         revoked === undefined ? undefined : apps.appName(revoked),
+        apps.history(session.userId),
       ])
       const token = csrfToken(session.csrfSecret, ACCOUNT_APPS_BINDING)
       return sendPage(
         reply,
-        connectedAppsPage({ email: session.email, apps: list, csrfToken: token, revokedName }),
+        connectedAppsPage({ email: session.email, apps: list, csrfToken: token, revokedName, history }),
       )
     })
 
@@ -86,7 +91,7 @@ export function connectedAppsRoutes(
         'This form has expired. Reload the page and try again.',
       )
       const clientId = clientIdParam(request)
-      const revoked = await apps.revoke(session.userId, clientId)
+      const revoked = await apps.revoke(session.userId, clientId, request)
       // Nothing live to revoke (e.g. a second click): the list shows it gone either way.
       return reply.redirect(
         revoked ? `/account/apps?revoked=${encodeURIComponent(clientId)}` : '/account/apps',
@@ -107,7 +112,7 @@ export function connectedAppsRoutes(
     app.delete('/api/account/apps/:client_id', async (request, reply) => {
       const session = await requireSession(request)
       requireCsrf(session, request.headers['x-csrf-token'], 'Missing or invalid X-CSRF-Token header.')
-      if (!(await apps.revoke(session.userId, clientIdParam(request))))
+      if (!(await apps.revoke(session.userId, clientIdParam(request), request)))
         throw new ProblemError(404, 'No connected application with this client_id.')
       return reply.code(204).send()
     })

@@ -1,4 +1,6 @@
-import type { ClientService } from '../clients/client.service.js'
+import type { RequestFacts } from '../audit/audit.service.js'
+import type { AuditService } from '../audit/audit.service.js'
+import type { ClientMetadata, ClientService } from '../clients/client.service.js'
 import { isClientId } from '../lib/identifiers.js'
 import type { GrantService } from '../grants/grant.service.js'
 import type { ResourceServerService, ResourceTarget } from '../resource-servers/resource-server.service.js'
@@ -11,17 +13,31 @@ export interface ConnectedApp {
   scopes: { scope: string; description: string }[]
   /** The APIs (RFC 8707 resources) the user consented to: none means the service's default audience. */
   resources: { resource: string; name: string }[]
+  /** The description and links the operator registered for it. */
+  about: ClientMetadata
   /** When the user first authorized it (the grant's creation). */
   authorizedAt: Date
   /** When it last exchanged a code or refreshed a token; null when never. */
   lastUsedAt: Date | null
 }
 
+/** One line of the user's own history on the account page: what happened to their access, when. */
+export interface AccountEvent {
+  at: Date
+  type: string
+  /** The application's name (a disabled one's too); undefined for events of no application. */
+  appName: string | undefined
+  /** Why a grant ended: user_revoked, client_disabled, … */
+  reason: string | undefined
+  scopes: string[]
+}
+
 /** The user's side of grants: list the connected applications and disconnect one (effective at once). */
 export function createConnectedAppsService(
   grants: Pick<GrantService, 'listLiveGrantsOfUser' | 'revokeForUser'>,
-  clients: Pick<ClientService, 'findActiveClient'>,
+  clients: Pick<ClientService, 'findActiveClient' | 'getClient'>,
   resourceServers: Pick<ResourceServerService, 'findTargets'>,
+  audit?: Pick<AuditService, 'historyOfUser'>,
 ) {
   return {
     async list(userId: string): Promise<ConnectedApp[]> {
@@ -35,6 +51,7 @@ export function createConnectedAppsService(
       return live.map((g) => ({
         clientId: g.clientId,
         name: g.clientName,
+        about: g.clientMetadata,
         scopes: normalizeScopes(g.scopes).map((scope) => ({ scope, description: describeScope(scope) })),
         resources: g.resources.map((resource) => ({
           resource,
@@ -50,9 +67,27 @@ export function createConnectedAppsService(
      * from the next request on its tokens neither refresh nor introspect active, and the next
      * authorization asks for consent again. False when the user had no live grant to it.
      */
-    revoke(userId: string, clientId: string): Promise<boolean> {
+    revoke(userId: string, clientId: string, from?: RequestFacts): Promise<boolean> {
       if (!isClientId(clientId)) return Promise.resolve(false)
-      return grants.revokeForUser(userId, clientId)
+      return grants.revokeForUser(userId, clientId, from)
+    },
+
+    /** The user's consents, revocations and password changes, newest first (at most `limit`). */
+    async history(userId: string, limit = 20): Promise<AccountEvent[]> {
+      const rows = (await audit?.historyOfUser(userId, limit)) ?? []
+      const ids = new Set(rows.flatMap((r) => (r.clientId ? [r.clientId] : [])))
+      // A handful of distinct applications at most (one page of history): one primary-key read each.
+      const found = await Promise.all(
+        [...ids].map(async (id) => [id, (await clients.getClient(id).catch(() => undefined))?.name] as const),
+      )
+      const names = new Map(found.flatMap(([id, name]) => (name === undefined ? [] : [[id, name] as const])))
+      return rows.map((r) => ({
+        at: r.occurredAt,
+        type: r.eventType,
+        appName: r.clientId ? (names.get(r.clientId) ?? r.clientId) : undefined,
+        reason: typeof r.details.reason === 'string' ? r.details.reason : undefined,
+        scopes: Array.isArray(r.details.scopes) ? (r.details.scopes as string[]) : [],
+      }))
     },
 
     /** The name of an application, for "you disconnected X"; undefined when there is none. */

@@ -4,6 +4,7 @@
  */
 const RETURN_PATHS = {
   'account-apps': '/account/apps',
+  'account-password': '/account/password',
 } as const
 
 export type ReturnKey = keyof typeof RETURN_PATHS

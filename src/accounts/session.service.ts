@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
+import { type AuditRecorder, NO_AUDIT, type RequestFacts } from '../audit/audit.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { hasNul, isBase64url256Bits, newSecret } from '../lib/identifiers.js'
 import { sha256 } from '../lib/secrets.js'
@@ -10,7 +11,7 @@ import {
   insertSession,
   type SignInSession,
 } from './session.repository.js'
-import { findUserCredentialsByEmail } from './user.repository.js'
+import { findPasswordHash, findUserCredentialsByEmail } from './user.repository.js'
 
 export type { SignInSession }
 
@@ -20,7 +21,18 @@ export function sessionTokenHash(token: string | undefined): string | undefined 
   return token && isBase64url256Bits(token) ? sha256(token) : undefined
 }
 
-export function createSessionService(db: Kysely<Database>, clock: Clock, sessionTtlSeconds: number) {
+/** A refused sign-in: the user the email named, when it names one (for the audit trail only). */
+export interface SignInRefusal {
+  refused: true
+  userId: string | undefined
+}
+
+export function createSessionService(
+  db: Kysely<Database>,
+  clock: Clock,
+  sessionTtlSeconds: number,
+  audit: AuditRecorder = NO_AUDIT,
+) {
   void prepareUnknownAccountHash()
   return {
     /**
@@ -31,13 +43,23 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, session
     async signIn(
       email: string,
       password: string,
-    ): Promise<{ token: string; session: SignInSession } | undefined> {
+      from?: RequestFacts,
+    ): Promise<{ token: string; session: SignInSession } | SignInRefusal> {
       // An email no user can have (too long, or with a NUL, which PostgreSQL cannot compare) is not
       // looked up, and costs the same argon2 work as an unknown one.
       const possible = email.length <= 320 && !hasNul(email)
       const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
       const ok = await verifyPassword(user?.passwordHash, password)
-      if (!ok || !user) return undefined
+      if (!ok || !user) {
+        await audit.recordRefusal({
+          type: 'sign_in.failed',
+          from,
+          actor: { kind: 'anonymous' },
+          ...(user ? { target: { kind: 'user', id: user.id }, userId: user.id } : {}),
+          details: { reason: user ? 'wrong_password' : 'unknown_email' },
+        })
+        return { refused: true, userId: user?.id }
+      }
       const token = newSecret()
       const now = clock.now()
       const session = {
@@ -47,7 +69,17 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, session
         createdAt: now,
         expiresAt: addSeconds(now, sessionTtlSeconds),
       }
-      const id = await insertSession(db, { ...session, tokenHash: sha256(token) })
+      const id = await db.transaction().execute(async (trx) => {
+        const sessionId = await insertSession(trx, { ...session, tokenHash: sha256(token) })
+        await audit.record(trx, {
+          type: 'sign_in.succeeded',
+          from,
+          actor: { kind: 'user', id: user.id },
+          target: { kind: 'user', id: user.id },
+          userId: user.id,
+        })
+        return sessionId
+      })
       return { token, session: { id, ...session } }
     },
 
@@ -58,6 +90,12 @@ export function createSessionService(db: Kysely<Database>, clock: Clock, session
     },
 
     signOut: (sessionId: string) => deleteSession(db, sessionId),
+
+    /** Checks a signed-in user's password again (the password-change form): same argon2 work as sign-in. */
+    async verifyPasswordOf(userId: string, password: string): Promise<boolean> {
+      const stored = await findPasswordHash(db, userId)
+      return verifyPassword(stored, password)
+    },
   }
 }
 

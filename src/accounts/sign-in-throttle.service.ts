@@ -10,6 +10,9 @@ export type SignInClient = { device: string } | { address: string }
 
 export type SignInDecision = { allowed: true } | { allowed: false; limit: string; retryAfterMs: number }
 
+/** Which hold a failure started: the per-client delay, or the per-account limit. */
+export type SignInLockout = 'sign_in_delay' | 'sign_in_account'
+
 const ALLOWED: SignInDecision = { allowed: true }
 
 /**
@@ -62,13 +65,25 @@ export function createSignInThrottle(
       return ALLOWED
     },
 
-    async failed(account: string, client: SignInClient): Promise<void> {
-      if (!config.rateLimits) return
+    /**
+     * Counts a failure. Answers the limit that this very failure started holding the client or the
+     * account back under (the moment of a lockout, for the audit trail), else undefined.
+     */
+    async failed(account: string, client: SignInClient): Promise<SignInLockout | undefined> {
+      if (!config.rateLimits) return undefined
       const id = clientKey(account, client)
       const { count } = await store.increment(`sign-in-failures:${id}`, config.signInFailureTtl * 1000, true)
       if (count >= config.signInFreeFailures) await store.hold(`sign-in-delay:${id}`, delayMs(count))
-      if (!('device' in client))
-        await store.increment(`sign-in-account:${account}`, config.signInAccountWindow * 1000)
+      let lockout: SignInLockout | undefined =
+        count === Math.max(1, config.signInFreeFailures) ? 'sign_in_delay' : undefined
+      if (!('device' in client)) {
+        const perAccount = await store.increment(
+          `sign-in-account:${account}`,
+          config.signInAccountWindow * 1000,
+        )
+        if (perAccount.count === config.signInAccountLimit) lockout = 'sign_in_account'
+      }
+      return lockout
     },
 
     async succeeded(account: string, client: SignInClient): Promise<void> {

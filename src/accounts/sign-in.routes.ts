@@ -28,7 +28,7 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
-  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle'>,
+  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle' | 'audit'>,
   config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
 ) {
   const cookies = sessionCookies(config)
@@ -103,10 +103,19 @@ export function signInRoutes(
         return sendPage(reply, formPage({ retryAfterSeconds: wait }), 429)
       }
 
-      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '')
-      if (!result) {
+      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '', request)
+      if ('refused' in result) {
         services.metrics.signInFailures.inc()
-        await services.signInThrottle.failed(account, client)
+        const locked = await services.signInThrottle.failed(account, client)
+        // The moment a hold begins, once: refused attempts while held are not recorded one by one.
+        if (locked)
+          await services.audit.recordRefusal({
+            type: 'sign_in.locked',
+            from: request,
+            actor: { kind: 'anonymous' },
+            ...(result.userId ? { target: { kind: 'user', id: result.userId }, userId: result.userId } : {}),
+            details: { limit: locked },
+          })
         // One message and one status for unknown email and wrong password: no user enumeration.
         return sendPage(reply, formPage({ failed: true }), 400)
       }

@@ -9,15 +9,42 @@ import {
   type Operations,
   problem,
 } from '../openapi/describe.js'
-import { newClientSchema } from './client.service.js'
+import { clientUpdateSchema, newClientSchema } from './client.service.js'
 
 export const clientSchema = z.object({
   client_id: z.string(),
   name: z.string(),
   redirect_uris: z.array(z.string()),
   scopes: z.array(z.string()),
+  homepage_url: z.string().nullable(),
+  privacy_policy_url: z.string().nullable(),
+  terms_url: z.string().nullable(),
+  description: z.string().nullable().meta({ description: 'Plain text users see on the consent page.' }),
   created_at: isoTime,
   disabled_at: isoTime.nullable(),
+  require_dpop: z.boolean().meta({
+    description:
+      'RFC 9449: token requests without a DPoP proof are refused (invalid_dpop_proof), so every token of this client is bound to a key.',
+  }),
+})
+export const updatedClientSchema = clientSchema.extend({
+  narrowed: z
+    .object({
+      grants_revoked: z.number().int().meta({ description: 'Grants left with no scope, revoked.' }),
+      grants_narrowed: z.number().int().meta({ description: 'Grants that keep some of their scopes.' }),
+      refresh_families_revoked: z.number().int().meta({
+        description:
+          'Refresh-token families that held a removed scope: their access tokens are refused from now on.',
+      }),
+      refresh_families_continued: z.number().int().meta({
+        description: 'Of those, the ones whose refresh token keeps working with the remaining scopes.',
+      }),
+      codes_expired: z.number().int().meta({ description: 'Unredeemed authorization codes expired.' }),
+    })
+    .nullable()
+    .meta({
+      description: 'What removing scopes or redirect URIs did to live grants; null when nothing was removed.',
+    }),
 })
 export const clientListSchema = z.object({ clients: z.array(clientSchema) })
 
@@ -48,12 +75,37 @@ export const clientAdminOperations: Operations = {
       parameters: [clientId],
       responses: { '200': ok('The client.', clientSchema), '401': noAdminToken, '404': noSuchClient },
     },
+    patch: {
+      operationId: 'updateClient',
+      summary:
+        'Change a client: only the fields given. Removing a scope revokes what was granted with it (announced on the revocation feed).',
+      parameters: [clientId],
+      requestBody: jsonBody(clientUpdateSchema),
+      responses: {
+        '200': ok('The client as it now is, and what narrowing it did.', updatedClientSchema),
+        '400': badInput,
+        '401': noAdminToken,
+        '404': noSuchClient,
+      },
+    },
     delete: {
       operationId: 'disableClient',
       summary: 'Disable a client and revoke all its grants and tokens.',
       parameters: [clientId],
       responses: {
         '200': ok('The client, with disabled_at set.', clientSchema),
+        '401': noAdminToken,
+        '404': noSuchClient,
+      },
+    },
+  },
+  '/admin/clients/{id}/enable': {
+    post: {
+      operationId: 'enableClient',
+      summary: 'Re-enable a disabled client. Grants revoked when it was disabled stay revoked.',
+      parameters: [clientId],
+      responses: {
+        '200': ok('The client, with disabled_at null.', clientSchema),
         '401': noAdminToken,
         '404': noSuchClient,
       },

@@ -8,6 +8,17 @@ export interface Client {
   scopes: string[]
   createdAt: Date
   disabledAt: Date | null
+  /** RFC 9449: every token request of this client must carry a DPoP proof (migration 0008). */
+  requireDpop: boolean
+  /** What users see about the application beside its name; null where the operator gave none. */
+  metadata: ClientMetadata
+}
+
+export interface ClientMetadata {
+  homepageUrl: string | null
+  privacyPolicyUrl: string | null
+  termsUrl: string | null
+  description: string | null
 }
 
 export function toClient(row: Row<'clients'>): Client {
@@ -18,19 +29,87 @@ export function toClient(row: Row<'clients'>): Client {
     scopes: row.scopes,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
+    requireDpop: row.require_dpop,
+    metadata: {
+      homepageUrl: row.homepage_url,
+      privacyPolicyUrl: row.privacy_policy_url,
+      termsUrl: row.terms_url,
+      description: row.description,
+    },
+  }
+}
+
+/** The metadata columns that are given (undefined leaves a column as it is; null clears it). */
+function metadataColumns(metadata: Partial<ClientMetadata>) {
+  return {
+    ...(metadata.homepageUrl !== undefined ? { homepage_url: metadata.homepageUrl } : {}),
+    ...(metadata.privacyPolicyUrl !== undefined ? { privacy_policy_url: metadata.privacyPolicyUrl } : {}),
+    ...(metadata.termsUrl !== undefined ? { terms_url: metadata.termsUrl } : {}),
+    ...(metadata.description !== undefined ? { description: metadata.description } : {}),
   }
 }
 
 export async function insertClient(
   db: Kysely<Database>,
-  client: { id: string; name: string; redirectUris: string[]; scopes: string[] },
+  client: {
+    id: string
+    name: string
+    redirectUris: string[]
+    scopes: string[]
+    requireDpop?: boolean
+    metadata?: Partial<ClientMetadata>
+  },
 ): Promise<Client> {
   const row = await db
     .insertInto('clients')
-    .values({ id: client.id, name: client.name, redirect_uris: client.redirectUris, scopes: client.scopes })
+    .values({
+      id: client.id,
+      name: client.name,
+      redirect_uris: client.redirectUris,
+      scopes: client.scopes,
+      require_dpop: client.requireDpop ?? false,
+      ...metadataColumns(client.metadata ?? {}),
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
   return toClient(row)
+}
+
+/** Inside a transaction: the client, locked until the transaction ends (FOR UPDATE); undefined: none. */
+export async function lockClient(trx: Kysely<Database>, id: string): Promise<Client | undefined> {
+  const row = await trx.selectFrom('clients').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  return row && toClient(row)
+}
+
+/** Writes the given fields of a client (the others stay); the client as it now is. */
+export async function updateClient(
+  db: Kysely<Database>,
+  id: string,
+  fields: { name?: string; redirectUris?: string[]; scopes?: string[]; metadata?: Partial<ClientMetadata> },
+): Promise<Client> {
+  const row = await db
+    .updateTable('clients')
+    .set({
+      ...(fields.name !== undefined ? { name: fields.name } : {}),
+      ...(fields.redirectUris !== undefined ? { redirect_uris: fields.redirectUris } : {}),
+      ...(fields.scopes !== undefined ? { scopes: fields.scopes } : {}),
+      ...metadataColumns(fields.metadata ?? {}),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+  return toClient(row)
+}
+
+/** Clears disabled_at; the client, or undefined when there is none. Idempotent. */
+export async function enableClient(db: Kysely<Database>, id: string): Promise<Client | undefined> {
+  const row = await db
+    .updateTable('clients')
+    .set({ disabled_at: null })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+  return row && toClient(row)
 }
 
 export async function findClientById(db: Kysely<Database>, id: string): Promise<Client | undefined> {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Services } from '../services.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import { type Client, newClientSchema } from './client.service.js'
+import { type Client, type ClientNarrowing, clientUpdateSchema, newClientSchema } from './client.service.js'
 
 export function clientJson(client: Client) {
   return {
@@ -10,19 +10,36 @@ export function clientJson(client: Client) {
     name: client.name,
     redirect_uris: client.redirectUris,
     scopes: client.scopes,
+    homepage_url: client.metadata.homepageUrl,
+    privacy_policy_url: client.metadata.privacyPolicyUrl,
+    terms_url: client.metadata.termsUrl,
+    description: client.metadata.description,
     created_at: client.createdAt.toISOString(),
     disabled_at: client.disabledAt?.toISOString() ?? null,
+    require_dpop: client.requireDpop,
   }
+}
+
+function narrowingJson(narrowing: ClientNarrowing | undefined) {
+  return narrowing
+    ? {
+        grants_revoked: narrowing.grantsRevoked.length,
+        grants_narrowed: narrowing.grantsNarrowed,
+        refresh_families_revoked: narrowing.familiesRevoked,
+        refresh_families_continued: narrowing.familiesContinued,
+        codes_expired: narrowing.codesExpired,
+      }
+    : null
 }
 
 const idParams = z.object({ id: z.string().max(64) })
 
-/** Admin API: register, list, show and disable client applications. */
+/** Admin API: register, list, show, update, disable and enable client applications. */
 export function clientAdminRoutes(services: Pick<Services, 'clients'>) {
   return async (app: FastifyInstance) => {
     app.post('/admin/clients', async (request, reply) => {
       const input = parseOrProblem(newClientSchema, request.body)
-      const client = await services.clients.createClient(input)
+      const client = await services.clients.createClient(input, request)
       return reply.code(201).send(clientJson(client))
     })
     app.get('/admin/clients', async () => ({
@@ -32,9 +49,19 @@ export function clientAdminRoutes(services: Pick<Services, 'clients'>) {
       const { id } = parseOrProblem(idParams, request.params)
       return clientJson(await services.clients.getClient(id))
     })
+    app.patch('/admin/clients/:id', async (request) => {
+      const { id } = parseOrProblem(idParams, request.params)
+      const patch = parseOrProblem(clientUpdateSchema, request.body)
+      const { client, narrowing } = await services.clients.updateClient(id, patch, request)
+      return { ...clientJson(client), narrowed: narrowingJson(narrowing) }
+    })
     app.delete('/admin/clients/:id', async (request) => {
       const { id } = parseOrProblem(idParams, request.params)
-      return clientJson(await services.clients.disableClient(id))
+      return clientJson(await services.clients.disableClient(id, request))
+    })
+    app.post('/admin/clients/:id/enable', async (request) => {
+      const { id } = parseOrProblem(idParams, request.params)
+      return clientJson(await services.clients.enableClient(id, request))
     })
   }
 }

@@ -1,18 +1,31 @@
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Database } from '../db/database.js'
+import { retryOnConcurrencyConflict } from '../db/errors.js'
+import { type AuditRecorder, NO_AUDIT, OPERATOR, type RequestFacts } from '../audit/audit.service.js'
 import { ProblemError } from '../errors.js'
-import type { GrantService } from '../grants/grant.service.js'
+import type { ClientNarrowing, GrantService } from '../grants/grant.service.js'
 import type { Clock } from '../lib/clock.js'
 import { ALL_SCOPES, isKnownScope, normalizeScopes } from '../lib/scopes.js'
 import { isClientId, newClientId } from '../lib/identifiers.js'
 import { createClientOrigins } from './client-origins.js'
-import { type Client, disableClient, findClientById, insertClient, listClients } from './client.repository.js'
+import {
+  type Client,
+  type ClientMetadata,
+  disableClient,
+  enableClient,
+  findClientById,
+  insertClient,
+  listClients,
+  lockClient,
+  updateClient,
+} from './client.repository.js'
+import { displayMetadataFields, metadataOf } from './display-metadata.js'
 import { redirectUriProblem } from './redirect-uri.js'
 
-export type { Client }
+export type { Client, ClientMetadata, ClientNarrowing }
 
-export const newClientSchema = z.object({
+const clientFields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
   redirect_uris: z
     .array(
@@ -32,19 +45,144 @@ export const newClientSchema = z.object({
     )
     .min(1, 'at least one scope')
     .optional(),
+}
+
+export const newClientSchema = z.object({
+  ...clientFields,
+  ...displayMetadataFields,
+  /** RFC 9449: refuse this client's token requests without a DPoP proof (its tokens are always bound). */
+  require_dpop: z.boolean('true or false').optional(),
 })
 
 export type NewClient = z.output<typeof newClientSchema>
 
-export function createClientService(db: Kysely<Database>, clock: Clock, grants: GrantService) {
+/**
+ * PATCH /admin/clients/:id: only the fields given change (null removes a metadata field). Redirect
+ * URIs and scopes are checked as at registration. A field this API does not know is refused, so a
+ * misspelt one cannot be silently ignored.
+ */
+export const clientUpdateSchema = z
+  .strictObject({
+    name: clientFields.name.optional(),
+    redirect_uris: clientFields.redirect_uris.optional(),
+    scopes: clientFields.scopes,
+    ...displayMetadataFields,
+  })
+  .refine((patch) => Object.values(patch).some((v) => v !== undefined), 'name at least one field to change')
+
+export type ClientUpdate = z.output<typeof clientUpdateSchema>
+
+/** A client after an update, and what narrowing it did to live grants (nothing when it widened). */
+export interface UpdatedClient {
+  client: Client
+  narrowing: ClientNarrowing | undefined
+}
+
+export function createClientService(
+  db: Kysely<Database>,
+  clock: Clock,
+  grants: GrantService,
+  audit: AuditRecorder = NO_AUDIT,
+) {
   const origins = createClientOrigins(db)
   return {
-    async createClient(input: NewClient): Promise<Client> {
-      const client = await insertClient(db, {
-        id: newClientId(),
-        name: input.name,
-        redirectUris: input.redirect_uris,
-        scopes: normalizeScopes(input.scopes ?? ALL_SCOPES),
+    async createClient(input: NewClient, from?: RequestFacts): Promise<Client> {
+      const client = await db.transaction().execute(async (trx) => {
+        const created = await insertClient(trx, {
+          id: newClientId(),
+          name: input.name,
+          redirectUris: input.redirect_uris,
+          scopes: normalizeScopes(input.scopes ?? ALL_SCOPES),
+          requireDpop: input.require_dpop ?? false,
+          metadata: metadataOf(input),
+        })
+        await audit.record(trx, {
+          type: 'client.created',
+          actor: OPERATOR,
+          target: { kind: 'client', id: created.id },
+          clientId: created.id,
+          details: { name: created.name, redirect_uris: created.redirectUris, scopes: created.scopes },
+          from,
+        })
+        return created
+      })
+      origins.invalidate()
+      return client
+    },
+    /**
+     * Changes what is given, in one transaction with the client's row locked. Removing a scope or a
+     * redirect URI applies to the next request (authorize reads the client from the database; the
+     * CORS origins here at once, on other instances within their snapshot age); removing a scope also
+     * narrows or revokes what was granted with it (GrantService.narrowForClient), announced on the
+     * revocation feed. Unknown id → 404.
+     */
+    async updateClient(id: string, patch: ClientUpdate, from?: RequestFacts): Promise<UpdatedClient> {
+      if (!isClientId(id)) throw new ProblemError(404, 'No client with this id.')
+      // Deadlocks with a concurrent refresh or consent roll the whole transaction back: run it again.
+      const updated = await retryOnConcurrencyConflict(() =>
+        db.transaction().execute(async (trx) => {
+          const current = await lockClient(trx, id)
+          if (!current) throw new ProblemError(404, 'No client with this id.')
+          const scopes = patch.scopes ? normalizeScopes(patch.scopes) : current.scopes
+          const redirectUris = patch.redirect_uris ?? current.redirectUris
+          const client = await updateClient(trx, id, {
+            name: patch.name,
+            redirectUris: patch.redirect_uris,
+            scopes: patch.scopes ? scopes : undefined,
+            metadata: metadataOf(patch),
+          })
+          const scopeRemoved = current.scopes.some((s) => !scopes.includes(s))
+          const removedUris = current.redirectUris.filter((u) => !redirectUris.includes(u))
+          const narrowing =
+            scopeRemoved || removedUris.length > 0
+              ? await grants.narrowForClient(id, scopes, removedUris, trx, from)
+              : undefined
+          await audit.record(trx, {
+            type: 'client.updated',
+            actor: OPERATOR,
+            target: { kind: 'client', id },
+            clientId: id,
+            details: {
+              fields: Object.keys(patch).filter((k) => patch[k as keyof ClientUpdate] !== undefined),
+              ...(patch.scopes ? { scopes, previous_scopes: current.scopes } : {}),
+              ...(patch.redirect_uris
+                ? { redirect_uris: redirectUris, removed_redirect_uris: removedUris }
+                : {}),
+              ...(narrowing
+                ? {
+                    grants_revoked: narrowing.grantsRevoked.length,
+                    grants_narrowed: narrowing.grantsNarrowed,
+                    refresh_families_revoked: narrowing.familiesRevoked,
+                  }
+                : {}),
+            },
+            from,
+          })
+          return { client, narrowing }
+        }),
+      )
+      origins.invalidate()
+      return updated
+    },
+    /**
+     * Re-enables a disabled client: it can authorize again. What disabling revoked stays revoked (its
+     * grants and refresh families keep revoked_at; users consent again). Unknown id → 404.
+     */
+    async enableClient(id: string, from?: RequestFacts): Promise<Client> {
+      if (!isClientId(id)) throw new ProblemError(404, 'No client with this id.')
+      const client = await db.transaction().execute(async (trx) => {
+        const current = await lockClient(trx, id)
+        if (!current) throw new ProblemError(404, 'No client with this id.')
+        if (current.disabledAt === null) return current // already enabled: nothing changes, nothing recorded
+        const enabled = await enableClient(trx, id)
+        await audit.record(trx, {
+          type: 'client.enabled',
+          actor: OPERATOR,
+          target: { kind: 'client', id },
+          clientId: id,
+          from,
+        })
+        return enabled ?? current
       })
       origins.invalidate()
       return client
@@ -68,11 +206,19 @@ export function createClientService(db: Kysely<Database>, clock: Clock, grants: 
       return client && client.disabledAt === null ? client : undefined
     },
     /** Disables a client and revokes all its grants, in one transaction. */
-    async disableClient(id: string): Promise<Client> {
+    async disableClient(id: string, from?: RequestFacts): Promise<Client> {
       const client = await db.transaction().execute(async (trx) => {
         const client = await disableClient(trx, id, clock.now())
         if (!client) throw new ProblemError(404, 'No client with this id.')
-        await grants.revokeAllForClient(id, trx)
+        const revoked = await grants.revokeAllForClient(id, trx, from)
+        await audit.record(trx, {
+          type: 'client.disabled',
+          actor: OPERATOR,
+          target: { kind: 'client', id },
+          clientId: id,
+          details: { grants_revoked: revoked },
+          from,
+        })
         return client
       })
       origins.invalidate()

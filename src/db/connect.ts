@@ -27,15 +27,30 @@ export interface ConnectOptions {
   /** Where PGlite keeps its files; `memory://` (or undefined) keeps it in memory. */
   dataDir?: string | undefined
   poolSize?: number
+  /** The LISTEN connection's URL (PostgreSQL only): direct or a session-mode pool; databaseUrl by default. */
+  listenUrl?: string | undefined
+  /**
+   * Named prepared statements (default true). Off behind a transaction-pooling proxy that does not
+   * track them (PgBouncer before 1.21): each statement is then parsed and planned on every run.
+   */
+  preparedStatements?: boolean
 }
 
 /** Opens Kysely on PostgreSQL (a pg Pool) or on embedded PGlite, behind one interface. */
 export async function connectDatabase(options: ConnectOptions): Promise<DatabaseHandle> {
-  if (options.databaseUrl) return connectPostgres(options.databaseUrl, options.poolSize ?? 10)
+  if (options.databaseUrl)
+    return connectPostgres(options.databaseUrl, options.poolSize ?? 10, {
+      listenUrl: options.listenUrl ?? options.databaseUrl,
+      preparedStatements: options.preparedStatements ?? true,
+    })
   return connectPGlite(options.dataDir)
 }
 
-function connectPostgres(url: string, poolSize: number): DatabaseHandle {
+function connectPostgres(
+  url: string,
+  poolSize: number,
+  options: { listenUrl: string; preparedStatements: boolean },
+): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -47,12 +62,16 @@ function connectPostgres(url: string, poolSize: number): DatabaseHandle {
   })
   // A connection dying while idle must not crash the process; the pool replaces it.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) })
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: options.preparedStatements ? preparingPool(pool) : checkedOutErrorsIgnored(pool),
+    }),
+  })
   return {
     db,
     engine: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: listenOnPostgres(url),
+    listen: listenOnPostgres(options.listenUrl),
     close: once(() => db.destroy()),
   }
 }
@@ -96,6 +115,27 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 
 function ignoreCheckedOutError(): void {}
 
+/** Kysely's selectAll() and returningAll(): `select *`, `select "table".*`, `returning *`. */
+const EVERY_COLUMN = /\bselect \*|"\.\*|\breturning \*/i
+
+/** The pool as Kysely would use it, with the checked-out error guard of preparingPool and unnamed statements. */
+function checkedOutErrorsIgnored(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect()
+      client.on('error', ignoreCheckedOutError)
+      return {
+        query: client.query.bind(client) as unknown as PostgresPoolClient['query'],
+        release: () => {
+          client.off('error', ignoreCheckedOutError)
+          client.release()
+        },
+      }
+    },
+    end: () => pool.end(),
+  }
+}
+
 /**
  * Every statement Kysely sends becomes a named prepared statement of its connection (the name is a
  * hash of its text): PostgreSQL parses and plans it once per connection and then only binds and runs
@@ -103,14 +143,19 @@ function ignoreCheckedOutError(): void {}
  */
 function preparingPool(pool: pg.Pool): PostgresPool {
   const names = new Map<string, string>()
+  /** The statement's name, or '' for one sent unnamed. */
   const nameOf = (text: string) => {
     let name = names.get(text)
     if (name === undefined) {
-      name = `k${createHash('sha1').update(text).digest('base64url')}`
+      // A statement that selects or returns every column is not named: once a migration adds a
+      // column, PostgreSQL refuses to run a prepared one again ("cached plan must not change result
+      // type"), which would fail the running version's statements during an upgrade.
+      name = EVERY_COLUMN.test(text) ? '' : `k${createHash('sha1').update(text).digest('base64url')}`
       if (names.size < 10_000) names.set(text, name)
     }
     return name
   }
+  const nameField = (name: string) => (name === '' ? {} : { name })
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
@@ -121,7 +166,7 @@ function preparingPool(pool: pg.Pool): PostgresPool {
       client.on('error', ignoreCheckedOutError)
       const query = (text: unknown, values?: readonly unknown[]) =>
         typeof text === 'string'
-          ? client.query({ name: nameOf(text), text, values: values as unknown[] })
+          ? client.query({ ...nameField(nameOf(text)), text, values: values as unknown[] })
           : client.query(text as never)
       return {
         query: query as unknown as PostgresPoolClient['query'],

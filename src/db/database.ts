@@ -19,6 +19,13 @@ export interface ClientsTable {
   scopes: string[]
   created_at: CreatedAt
   disabled_at: NullableTimestamp
+  /** Every token request must carry a DPoP proof (migration 0008). */
+  require_dpop: ColumnType<boolean, boolean | undefined, boolean>
+  /** Display metadata shown to users (migration 0009); null: not given. */
+  homepage_url: ColumnType<string | null, string | null | undefined, string | null>
+  privacy_policy_url: ColumnType<string | null, string | null | undefined, string | null>
+  terms_url: ColumnType<string | null, string | null | undefined, string | null>
+  description: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface SignInSessionsTable {
@@ -45,6 +52,8 @@ export interface PendingAuthorizationsTable {
   resources: ColumnType<string[], string[] | undefined, string[]>
   /** Set when a sign-in for this very request succeeds (migration 0002). */
   session_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** RFC 9449 §10: the key thumbprint the authorization request's dpop_jkt named (migration 0008). */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface GrantsTable {
@@ -74,6 +83,8 @@ export interface AuthorizationCodesTable {
   family_id: string | null
   /** Resource identifiers (RFC 8707) named by the authorization request; empty: none (migration 0006). */
   resources: ColumnType<string[], string[] | undefined, string[]>
+  /** RFC 9449 §10: the key thumbprint the authorization request's dpop_jkt named (migration 0008). */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface RefreshFamiliesTable {
@@ -88,6 +99,8 @@ export interface RefreshFamiliesTable {
   revoked_reason: string | null
   /** Resource identifiers (RFC 8707) named by the authorization request; empty: none (migration 0006). */
   resources: ColumnType<string[], string[] | undefined, string[]>
+  /** RFC 9449 §5: the key thumbprint the family's refresh tokens are bound to; null: unbound (migration 0008). */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface RefreshTokensTable {
@@ -97,6 +110,8 @@ export interface RefreshTokensTable {
   created_at: CreatedAt
   expires_at: Timestamp
   rotated_at: NullableTimestamp
+  /** Answers this spent token gave inside REFRESH_REUSE_WINDOW after it rotated (migration 0007). */
+  window_answers: ColumnType<number, number | undefined, number>
 }
 
 export interface RevokedAccessTokensTable {
@@ -112,6 +127,14 @@ export interface SigningKeysTable {
   private_key_encrypted: string
   created_at: CreatedAt
   retired_at: NullableTimestamp
+  /** Made ahead by the rotation schedule, published, not signing yet (migration 0010). */
+  pending: Generated<boolean>
+  /** When a pending key starts signing; for an active or retired one, when it started (null: created_at). */
+  activates_at: NullableTimestamp
+  /** Removed in an emergency: never published, never verifies. */
+  revoked_at: NullableTimestamp
+  /** Which key-encryption key encrypted the private half (its id, never the key); null before 0010. */
+  kek_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface ResourceServersTable {
@@ -124,10 +147,13 @@ export interface ResourceServersTable {
   resource: ColumnType<string | null, string | null | undefined, string | null>
   /** The scopes this API serves (migration 0006). */
   scopes: ColumnType<string[], string[] | undefined, string[]>
+  /** The secret a rotation replaced, still accepted until previous_secret_expires_at (migration 0009). */
+  previous_secret_hash: ColumnType<string | null, string | null | undefined, string | null>
+  previous_secret_expires_at: NullableTimestamp
 }
 
 export type RevocationEventType =
-  'grant-revoked' | 'family-revoked' | 'access-token-revoked' | 'client-disabled'
+  'grant-revoked' | 'family-revoked' | 'access-token-revoked' | 'client-disabled' | 'key-revoked'
 
 /** Written only by the revocation triggers (migration 0003); read by the event feed. */
 export interface RevocationEventsTable {
@@ -137,6 +163,8 @@ export interface RevocationEventsTable {
   family_id: string | null
   access_token_jti: string | null
   client_id: string | null
+  /** The signing key a key-revoked event removes (migration 0010). */
+  kid: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Timestamp
   until: Timestamp
 }
@@ -161,6 +189,38 @@ export interface RevocationEventAcksTable {
   event_id: string
 }
 
+/** DPoP proofs already accepted (RFC 9449 §11.1), until they could not be accepted anyway (migration 0008). */
+export interface DpopProofJtisTable {
+  key_hash: string
+  expires_at: Timestamp
+}
+
+/** Append-only: a trigger refuses UPDATE; housekeeping deletes rows past AUDIT_RETENTION (migration 0011). */
+export interface AuditEventsTable {
+  id: ColumnType<string, never, never>
+  occurred_at: ColumnType<Date, Date, never>
+  event_type: ColumnType<string, string, never>
+  actor_kind: ColumnType<string, string, never>
+  actor_id: ColumnType<string | null, string | null | undefined, never>
+  target_kind: ColumnType<string | null, string | null | undefined, never>
+  target_id: ColumnType<string | null, string | null | undefined, never>
+  user_id: ColumnType<string | null, string | null | undefined, never>
+  client_id: ColumnType<string | null, string | null | undefined, never>
+  client_address: ColumnType<string | null, string | null | undefined, never>
+  user_agent: ColumnType<string | null, string | null | undefined, never>
+  request_id: ColumnType<string | null, string | null | undefined, never>
+  details: ColumnType<Record<string, unknown>, string, never>
+}
+
+/** One-time password-reset links: only the SHA-256 of a link's token is kept (migration 0011). */
+export interface PasswordResetTokensTable {
+  token_hash: string
+  user_id: string
+  created_at: Date
+  expires_at: Date
+  used_at: NullableTimestamp
+}
+
 export interface Database {
   users: UsersTable
   clients: ClientsTable
@@ -177,6 +237,9 @@ export interface Database {
   revocation_event_settings: RevocationEventSettingsTable
   event_streams: EventStreamsTable
   revocation_event_acks: RevocationEventAcksTable
+  dpop_proof_jtis: DpopProofJtisTable
+  audit_events: AuditEventsTable
+  password_reset_tokens: PasswordResetTokensTable
 }
 
 export type Row<T extends keyof Database> = Selectable<Database[T]>

@@ -12,6 +12,7 @@ try {
   const database = await connectDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: join(config.dataDir, 'pglite'),
+    preparedStatements: config.databasePreparedStatements,
   })
   try {
     const { applied } = await migrateToLatest(database.db)

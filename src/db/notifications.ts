@@ -21,31 +21,47 @@ const RECONNECT_MAX_MS = 5_000
 
 /**
  * LISTEN on a PostgreSQL connection of its own (a pooled connection goes back to the pool, and its
- * LISTEN with it). Lost connections are replaced with backoff, from 100 ms up to 5 s. Resolves once
- * the first attempt has succeeded or failed, so that a caller that starts listening before serving
- * knows where it stands; a failed start keeps retrying in the background.
+ * LISTEN with it): ONE connection per process, whatever the number of channels and subscribers (the
+ * revocation feed's, the signing keys'). Lost connections are replaced with backoff, from 100 ms up
+ * to 5 s, and every channel is listened to again. A subscription resolves once the first attempt
+ * has succeeded or failed, so that a caller that starts listening before serving knows where it
+ * stands; a failed start keeps retrying in the background. The connection closes with the last
+ * subscription.
  */
 export function listenOnPostgres(url: string): Listen {
-  return async (channel, handlers) => {
-    let client: pg.Client | undefined
-    let stopped = false
-    let delay = RECONNECT_FIRST_MS
-    let retry: NodeJS.Timeout | undefined
+  const subscribers = new Map<string, Set<NotificationHandlers>>()
+  let client: pg.Client | undefined
+  /** The connection is up and listens to every channel in `subscribers`. */
+  let ready = false
+  let connecting: Promise<void> | undefined
+  let delay = RECONNECT_FIRST_MS
+  let retry: NodeJS.Timeout | undefined
 
-    const lose = (c: pg.Client, err: unknown) => {
-      if (client !== c) return // already replaced
-      client = undefined
-      c.removeAllListeners()
-      c.on('error', () => {}) // a late error of a dead connection must not crash the process
-      c.end().catch(() => {})
-      if (stopped) return
-      handlers.lost(err)
-      retry = setTimeout(() => void connect(), delay)
-      retry.unref()
-      delay = Math.min(delay * 2, RECONNECT_MAX_MS)
-    }
+  const everyone = () => [...subscribers.values()].flatMap((set) => [...set])
 
-    const connect = async (): Promise<void> => {
+  const end = (c: pg.Client) => {
+    c.removeAllListeners()
+    c.on('error', () => {}) // a late error of a dead connection must not crash the process
+    return c.end().catch(() => {})
+  }
+
+  const lose = (c: pg.Client, err: unknown) => {
+    if (client !== c) return // already replaced
+    client = undefined
+    ready = false
+    void end(c)
+    if (subscribers.size === 0) return
+    for (const handlers of everyone()) handlers.lost(err)
+    retry = setTimeout(() => {
+      retry = undefined
+      void connect()
+    }, delay)
+    retry.unref()
+    delay = Math.min(delay * 2, RECONNECT_MAX_MS)
+  }
+
+  const connect = (): Promise<void> => {
+    connecting ??= (async () => {
       const c = new pg.Client({
         connectionString: url,
         application_name: 'linkauth-listener',
@@ -56,31 +72,61 @@ export function listenOnPostgres(url: string): Listen {
       c.on('error', (err) => lose(c, err))
       c.on('end', () => lose(c, new Error('the listening connection ended')))
       c.on('notification', (message) => {
-        if (message.channel === channel) handlers.notify()
+        for (const handlers of [...(subscribers.get(message.channel) ?? [])]) handlers.notify()
       })
       try {
         await c.connect()
-        await c.query(`listen ${pg.escapeIdentifier(channel)}`)
+        for (const channel of subscribers.keys()) await c.query(`listen ${pg.escapeIdentifier(channel)}`)
       } catch (err) {
         lose(c, err)
         return
       }
-      if (stopped || client !== c) return
-      delay = RECONNECT_FIRST_MS
-      handlers.listening()
-    }
-
-    await connect()
-    return async () => {
-      stopped = true
-      clearTimeout(retry)
-      const c = client
-      client = undefined
-      if (c) {
-        c.removeAllListeners()
-        c.on('error', () => {})
-        await c.end().catch(() => {})
+      if (client !== c) {
+        await end(c) // the last subscription stopped meanwhile
+        return
       }
+      ready = true
+      delay = RECONNECT_FIRST_MS
+      for (const handlers of everyone()) handlers.listening()
+    })().finally(() => {
+      connecting = undefined
+    })
+    return connecting
+  }
+
+  return async (channel, handlers) => {
+    const known = subscribers.get(channel)
+    const set = known ?? new Set<NotificationHandlers>()
+    set.add(handlers)
+    subscribers.set(channel, set)
+    if (connecting) await connecting
+    else if (!client && !retry) await connect()
+    else if (ready && client) {
+      const c = client
+      try {
+        if (!known) await c.query(`listen ${pg.escapeIdentifier(channel)}`)
+        handlers.listening()
+      } catch (err) {
+        lose(c, err)
+      }
+    }
+    let stopped = false
+    return async () => {
+      if (stopped) return
+      stopped = true
+      set.delete(handlers)
+      if (set.size > 0) return
+      subscribers.delete(channel)
+      const c = client
+      if (subscribers.size > 0) {
+        if (ready && c) await c.query(`unlisten ${pg.escapeIdentifier(channel)}`).catch(() => {})
+        return
+      }
+      clearTimeout(retry)
+      retry = undefined
+      client = undefined
+      ready = false
+      if (c) await end(c)
     }
   }
 }

@@ -9,6 +9,8 @@ export interface RevocationEvent {
   familyId: string | null
   jti: string | null
   clientId: string | null
+  /** The signing key a key-revoked event removes. */
+  kid: string | null
   createdAt: Date
   /** After this no access token the event covers can still be valid. */
   until: Date
@@ -22,6 +24,7 @@ function toRevocationEvent(row: Row<'revocation_events'>): RevocationEvent {
     familyId: row.family_id,
     jti: row.access_token_jti,
     clientId: row.client_id,
+    kid: row.kid,
     createdAt: row.created_at,
     until: row.until,
   }

@@ -9,12 +9,13 @@ export const EVENT_TYPE_URIS: Readonly<Record<RevocationEventType, string>> = {
   'family-revoked': 'urn:linkauth:event:family-revoked',
   'access-token-revoked': 'urn:linkauth:event:access-token-revoked',
   'client-disabled': 'urn:linkauth:event:client-disabled',
+  'key-revoked': 'urn:linkauth:event:key-revoked',
 }
 
 /** Rounded up: a receiver must never forget an id before the last token it covers has expired. */
 const epochSecondsCeil = (date: Date) => Math.ceil(date.getTime() / 1000)
 
-/** The one event's payload: the access-token claim it matches (grant_id, family_id, jti or client_id). */
+/** The one event's payload: the access-token claim it matches (grant_id, family_id, jti or client_id), or the header's kid. */
 function eventPayload(event: RevocationEvent): Record<string, unknown> {
   const until = epochSecondsCeil(event.until)
   switch (event.type) {
@@ -26,6 +27,9 @@ function eventPayload(event: RevocationEvent): Record<string, unknown> {
       return { jti: event.jti, until }
     case 'client-disabled':
       return { client_id: event.clientId, until }
+    case 'key-revoked':
+      // The access tokens it covers carry the kid in their header: drop the key, fetch the JWKS again.
+      return { kid: event.kid, until }
   }
 }
 

@@ -16,6 +16,8 @@ export interface AuthorizationCode {
   expiresAt: Date
   consumedAt: Date | null
   familyId: string | null
+  /** RFC 9449 §10: the DPoP key thumbprint the authorization request named (dpop_jkt); null: none. */
+  dpopJkt: string | null
 }
 
 function toAuthorizationCode(row: Row<'authorization_codes'>): AuthorizationCode {
@@ -32,12 +34,16 @@ function toAuthorizationCode(row: Row<'authorization_codes'>): AuthorizationCode
     expiresAt: row.expires_at,
     consumedAt: row.consumed_at,
     familyId: row.family_id,
+    dpopJkt: row.dpop_jkt,
   }
 }
 
 export async function insertAuthorizationCode(
   db: Kysely<Database>,
-  code: Omit<AuthorizationCode, 'consumedAt' | 'familyId' | 'resources'> & { resources?: string[] },
+  code: Omit<AuthorizationCode, 'consumedAt' | 'familyId' | 'resources' | 'dpopJkt'> & {
+    resources?: string[]
+    dpopJkt?: string | null
+  },
 ): Promise<void> {
   await db
     .insertInto('authorization_codes')
@@ -50,6 +56,7 @@ export async function insertAuthorizationCode(
       scopes: code.scopes,
       code_challenge: code.codeChallenge,
       resources: code.resources ?? [],
+      dpop_jkt: code.dpopJkt ?? null,
       created_at: code.createdAt,
       expires_at: code.expiresAt,
     })
@@ -70,9 +77,11 @@ export async function findAuthorizationCode(
 
 export type CodeUnderLiveGrant = Omit<
   AuthorizationCode,
-  'consumedAt' | 'familyId' | 'grantId' | 'resources'
+  'consumedAt' | 'familyId' | 'grantId' | 'resources' | 'dpopJkt'
 > & {
   resources?: string[]
+  /** RFC 9449 §10: the authorization request's dpop_jkt; null or left out: none. */
+  dpopJkt?: string | null
 }
 
 const CODE_COLUMNS = [
@@ -85,6 +94,7 @@ const CODE_COLUMNS = [
   'code_challenge',
   'created_at',
   'expires_at',
+  'dpop_jkt',
 ] as const
 
 /**
@@ -109,6 +119,7 @@ const codeUnderLiveGrantStatement = (withResources: boolean) =>
         eb.val(code.codeChallenge).as('code_challenge'),
         eb.val(code.createdAt).as('created_at'),
         eb.val(code.expiresAt).as('expires_at'),
+        sql<string | null>`${code.dpopJkt}::text`.as('dpop_jkt'),
       ])
       .where('grants.user_id', '=', code.userId)
       .where('grants.client_id', '=', code.clientId)
@@ -135,7 +146,7 @@ export async function insertAuthorizationCodeUnderLiveGrant(
   code: CodeUnderLiveGrant,
 ): Promise<string | undefined> {
   const statement = code.resources?.length ? codeUnderLiveGrantForResources : codeUnderLiveGrant
-  const [row] = await statement.execute(db, code)
+  const [row] = await statement.execute(db, { ...code, dpopJkt: code.dpopJkt ?? null })
   return row?.grant_id
 }
 
@@ -160,6 +171,7 @@ const codeForSession = prepareStatement((db, code: CodeForSession) =>
           eb.val(code.codeChallenge).as('code_challenge'),
           eb.val(code.createdAt).as('created_at'),
           eb.val(code.expiresAt).as('expires_at'),
+          sql<string | null>`${code.dpopJkt}::text`.as('dpop_jkt'),
         ])
         .where('s.token_hash', '=', code.sessionTokenHash)
         .where('s.expires_at', '>', code.createdAt)
@@ -184,6 +196,6 @@ export async function insertAuthorizationCodeForSession(
   db: Kysely<Database>,
   code: CodeForSession,
 ): Promise<string | undefined> {
-  const [row] = await codeForSession.execute(db, code)
+  const [row] = await codeForSession.execute(db, { ...code, dpopJkt: code.dpopJkt ?? null })
   return row?.grant_id
 }

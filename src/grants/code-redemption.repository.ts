@@ -9,6 +9,8 @@ import { type RefreshTokenIssue, resourceRefusal } from './refresh-token.reposit
 export interface CodeRedemptionRow {
   /** False when the client is unknown or disabled: then nothing was consumed or written. */
   clientActive: boolean
+  /** The client requires DPoP and the request had no proof: nothing was consumed or written. */
+  dpopRequired?: boolean
   /** The client's registered scopes (when it is active): a code for more is unauthorized_client. */
   clientScopes?: string[]
   /** What was issued, when the code passed every check and its grant is live. */
@@ -22,7 +24,7 @@ export interface CodeRedemptionRow {
 /** What decides whether a code may be redeemed. */
 export type ConsumedCode = Pick<
   AuthorizationCode,
-  'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt' | 'resources'
+  'clientId' | 'redirectUri' | 'codeChallenge' | 'scopes' | 'expiresAt' | 'resources' | 'dpopJkt'
 >
 
 export interface CodeRedemptionValues {
@@ -32,6 +34,8 @@ export interface CodeRedemptionValues {
   expectedChallenge: string
   /** The token request's `resource` (RFC 8707), null when none was named. */
   resource: string | null
+  /** RFC 9449: the thumbprint of the request's DPoP key, null without a proof. */
+  dpopJkt: string | null
   familyId: string
   tokenHash: string
   now: Date
@@ -65,6 +69,7 @@ const redemptionStatement = prepareStatement(
   (_db, r: CodeRedemptionValues) =>
     sql<{
       client_scopes: string[] | null
+      client_requires_dpop: boolean | null
       client_id: string | null
       redirect_uri: string | null
       code_challenge: string | null
@@ -75,9 +80,10 @@ const redemptionStatement = prepareStatement(
       user_id: string | null
       issued_family_id: string | null
       grant_last_used_at: Date | null
+      dpop_jkt: string | null
     }>`
     with client as (
-      select scopes from clients where id = ${r.clientId} and disabled_at is null
+      select scopes, require_dpop from clients where id = ${r.clientId} and disabled_at is null
     ), consumed as (
       update authorization_codes as c
          set consumed_at = ${r.now},
@@ -90,17 +96,19 @@ const redemptionStatement = prepareStatement(
                 and c.scopes <@ (select scopes from client)
                 and (${r.resource}::text = any(c.resources)
                      or ${r.resource}::text is null and cardinality(c.resources) <= 1)
+                and (c.dpop_jkt is null or c.dpop_jkt = ${r.dpopJkt}::text)
                 and exists (select 1 from grants g where g.id = c.grant_id and g.revoked_at is null)
                then ${r.familyId}::uuid
              end
        where c.code_hash = ${r.codeHash} and c.consumed_at is null
-         and exists (select 1 from client)
+         and exists (select 1 from client where ${r.dpopJkt}::text is not null or not require_dpop)
       returning c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
-                c.family_id, c.resources
+                c.family_id, c.resources, c.dpop_jkt
     ), family as (
-      insert into refresh_families (id, grant_id, client_id, user_id, scopes, resources, created_at, expires_at)
+      insert into refresh_families (id, grant_id, client_id, user_id, scopes, resources, created_at, expires_at,
+                                    dpop_jkt)
       select consumed.family_id, consumed.grant_id, consumed.client_id, consumed.user_id, consumed.scopes,
-             consumed.resources, ${r.now}, ${r.familyExpiresAt}
+             consumed.resources, ${r.now}, ${r.familyExpiresAt}, ${r.dpopJkt}::text
         from consumed join grants as g on g.id = consumed.grant_id
        where consumed.family_id is not null and g.revoked_at is null
          for share of g
@@ -113,7 +121,8 @@ const redemptionStatement = prepareStatement(
       returning family_id
     )
     select (select scopes from client) as client_scopes,
-           consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
+           (select require_dpop from client) as client_requires_dpop,
+           consumed.dpop_jkt, consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
            consumed.expires_at, consumed.resources, consumed.grant_id, consumed.user_id,
            (select family_id from first_token) as issued_family_id,
            (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at
@@ -131,6 +140,7 @@ export type CodeRefusal =
   | 'resource_not_authorized'
   | 'resource_ambiguous'
   | 'grant_revoked'
+  | 'dpop_key_mismatch'
 
 /**
  * The redemption statement's `case when` in TypeScript, line for line and in the same order: the one
@@ -140,7 +150,10 @@ export type CodeRefusal =
  */
 export function codeRefusal(
   code: ConsumedCode,
-  attempt: Pick<CodeRedemptionValues, 'clientId' | 'redirectUri' | 'expectedChallenge' | 'now' | 'resource'>,
+  attempt: Pick<
+    CodeRedemptionValues,
+    'clientId' | 'redirectUri' | 'expectedChallenge' | 'now' | 'resource' | 'dpopJkt'
+  >,
   clientScopes: readonly string[],
   grantLive: boolean,
 ): CodeRefusal | undefined {
@@ -151,6 +164,7 @@ export function codeRefusal(
   if (!isSubset(code.scopes, clientScopes)) return 'scope_not_allowed' // c.scopes <@ client.scopes
   const resourceLine = resourceRefusal(attempt.resource, code.resources) // $resource = any(c.resources) or …
   if (resourceLine) return resourceLine
+  if (code.dpopJkt !== null && code.dpopJkt !== attempt.dpopJkt) return 'dpop_key_mismatch' // c.dpop_jkt is null or c.dpop_jkt = $dpopJkt
   if (!grantLive) return 'grant_revoked' // exists (a live grant g.id = c.grant_id)
   return undefined
 }
@@ -162,6 +176,8 @@ export async function redeemAuthorizationCodeRow(
   const [row] = await redemptionStatement.execute(db, redemption)
   if (!row?.client_scopes) return { clientActive: false }
   const clientScopes = row.client_scopes
+  if (row.client_requires_dpop && redemption.dpopJkt === null)
+    return { clientActive: true, clientScopes, dpopRequired: true }
   if (!row.client_id) return { clientActive: true, clientScopes }
   const consumed = {
     clientId: row.client_id,
@@ -170,6 +186,7 @@ export async function redeemAuthorizationCodeRow(
     scopes: row.scopes!,
     expiresAt: row.expires_at!,
     resources: row.resources!,
+    dpopJkt: row.dpop_jkt,
   }
   if (!row.issued_family_id) return { clientActive: true, clientScopes, consumed }
   return {

@@ -1,7 +1,9 @@
+import type { RequestFacts } from '../audit/audit.service.js'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
 import { invalidGrant, invalidTarget, OAuthError, unknownClient } from '../errors.js'
+import { dpopRequired } from './dpop-binding.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { s256Challenge } from '../lib/pkce.js'
 import { newSecret, newUuid } from '../lib/identifiers.js'
@@ -14,7 +16,9 @@ import {
 } from './code-redemption.repository.js'
 import { touchGrant } from './grant.repository.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
+import { type AuditRecorder, NO_AUDIT } from '../audit/audit.service.js'
 import {
+  familyRevokedEvent,
   type IssuedRefreshToken,
   LAST_USED_PRECISION_SECONDS,
   type RefreshLifetimes,
@@ -30,6 +34,10 @@ export interface CodeRedemption {
   redirectUri?: string | undefined
   /** RFC 8707: the one resource the access token is for, when named. */
   resource?: string | undefined
+  /** RFC 9449: the thumbprint of the request's DPoP key; the family is bound to it. */
+  dpopJkt?: string | undefined
+  /** The token request, for the audit row of a replay. */
+  from?: RequestFacts | undefined
 }
 
 /** How each refusal of a code is answered (RFC 6749 §5.2). */
@@ -43,6 +51,9 @@ const REFUSALS: Record<CodeRefusal, () => OAuthError> = {
   resource_not_authorized: () => invalidTarget(RESOURCE_NOT_AUTHORIZED),
   resource_ambiguous: () => invalidTarget(RESOURCE_AMBIGUOUS),
   grant_revoked: () => invalidGrant('The grant behind this code has been revoked.'),
+  // RFC 9449 §10: the authorization request named a key (dpop_jkt) and this proof is not made with it.
+  dpop_key_mismatch: () =>
+    invalidGrant('The authorization code is bound to another DPoP key (dpop_jkt) than this proof’s.'),
 }
 
 /**
@@ -63,6 +74,7 @@ export async function redeemAuthorizationCode(
   lifetimes: RefreshLifetimes,
   input: CodeRedemption,
   metricHooks: { codeReplayed?(): void } = {},
+  audit: AuditRecorder = NO_AUDIT,
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const codeHash = sha256(input.code)
@@ -73,6 +85,7 @@ export async function redeemAuthorizationCode(
     redirectUri: input.redirectUri ?? null,
     expectedChallenge: s256Challenge(input.codeVerifier),
     resource: input.resource ?? null,
+    dpopJkt: input.dpopJkt ?? null,
     tokenHash: sha256(refreshToken),
     now,
     familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
@@ -90,6 +103,8 @@ export async function redeemAuthorizationCode(
   }
   // An unknown or disabled client: nothing was consumed or written.
   if (!outcome.clientActive) throw unknownClient()
+  // The client requires DPoP (clients.require_dpop) and the request had no proof: nothing consumed.
+  if (outcome.dpopRequired) throw dpopRequired()
   if (outcome.issue) {
     const staleBefore = addSeconds(now, -LAST_USED_PRECISION_SECONDS)
     if (!outcome.grantLastUsedAt || outcome.grantLastUsedAt < staleBefore) {
@@ -100,8 +115,14 @@ export async function redeemAuthorizationCode(
   }
   if (!outcome.consumed) {
     // Unknown, or used before. If used, the first redemption's tokens are presumed stolen.
-    if (await revokeRefreshFamily(db, { startedByCodeHash: codeHash }, now, 'code_replay'))
-      metricHooks.codeReplayed?.()
+    // The family's revocation and its audit row commit together (rare: a theft signal).
+    const family = await db.transaction().execute(async (trx) => {
+      const revoked = await revokeRefreshFamily(trx, { startedByCodeHash: codeHash }, now, 'code_replay')
+      if (revoked)
+        await audit.record(trx, familyRevokedEvent('code.replayed', revoked, input.clientId, input.from))
+      return revoked
+    })
+    if (family) metricHooks.codeReplayed?.()
     throw invalidGrant('The authorization code is invalid or has already been used.')
   }
   // Consumed but refused: say why (the code stays burned). The statement refused it, so when every

@@ -6,6 +6,13 @@ export interface LiveGrantSummary {
   grantId: string
   clientId: string
   clientName: string
+  /** The client's display metadata (description and links), as registered. */
+  clientMetadata: {
+    homepageUrl: string | null
+    privacyPolicyUrl: string | null
+    termsUrl: string | null
+    description: string | null
+  }
   scopes: string[]
   /** RFC 8707 resources the user consented to. */
   resources: string[]
@@ -24,7 +31,19 @@ export async function listLiveGrantsOfUser(
   const rows = await db
     .selectFrom('grants as g')
     .innerJoin('clients as c', 'c.id', 'g.client_id')
-    .select(['g.id', 'g.client_id', 'c.name', 'g.scopes', 'g.resources', 'g.created_at', 'g.last_used_at'])
+    .select([
+      'g.id',
+      'g.client_id',
+      'c.name',
+      'c.homepage_url',
+      'c.privacy_policy_url',
+      'c.terms_url',
+      'c.description',
+      'g.scopes',
+      'g.resources',
+      'g.created_at',
+      'g.last_used_at',
+    ])
     .where('g.user_id', '=', userId)
     .where('g.revoked_at', 'is', null)
     .where('c.disabled_at', 'is', null)
@@ -35,6 +54,12 @@ export async function listLiveGrantsOfUser(
     grantId: r.id,
     clientId: r.client_id,
     clientName: r.name,
+    clientMetadata: {
+      homepageUrl: r.homepage_url,
+      privacyPolicyUrl: r.privacy_policy_url,
+      termsUrl: r.terms_url,
+      description: r.description,
+    },
     scopes: r.scopes,
     resources: r.resources,
     createdAt: r.created_at,

@@ -1,6 +1,13 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 
+/** A grant a revocation ended, with whose and for which application it was (for the audit trail). */
+export interface RevokedGrant {
+  id: string
+  userId: string
+  clientId: string
+}
+
 /**
  * Revokes grants and every refresh family under them. Call inside a transaction so that the
  * grants and their families change together.
@@ -10,12 +17,12 @@ export async function revokeGrantsWhere(
   filter: { clientId?: string; userId?: string; grantId?: string },
   now: Date,
   reason: string,
-): Promise<string[]> {
+): Promise<RevokedGrant[]> {
   let query = trx.updateTable('grants').set({ revoked_at: now }).where('revoked_at', 'is', null)
   if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId)
   if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)
   if (filter.grantId !== undefined) query = query.where('id', '=', filter.grantId)
-  const grants = await query.returning('id').execute()
+  const grants = await query.returning(['id', 'user_id', 'client_id']).execute()
   const ids = grants.map((g) => g.id)
   if (ids.length > 0) {
     await trx
@@ -25,5 +32,5 @@ export async function revokeGrantsWhere(
       .where('revoked_at', 'is', null)
       .execute()
   }
-  return ids
+  return grants.map((g) => ({ id: g.id, userId: g.user_id, clientId: g.client_id }))
 }

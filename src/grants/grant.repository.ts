@@ -45,20 +45,24 @@ export async function findLiveGrant(
 }
 
 /**
- * Inside a transaction: true when the client exists and is enabled, and then it stays so until the
- * transaction ends (FOR SHARE: disableClient's UPDATE waits for us, and sees what we wrote). Taken
- * before a grant is written, so that a consent committing while the operator disables the client
- * cannot leave a live grant of a disabled client behind.
+ * Inside a transaction: the client's registered scopes and redirect URIs when it exists and is
+ * enabled, and then it stays so until the transaction ends (FOR SHARE: disableClient's and
+ * updateClient's UPDATE wait for us, and see what we wrote). Taken before a grant is written, so that
+ * a consent committing while the operator disables or narrows the client cannot leave a live grant
+ * of a disabled client, or beyond its scopes, behind.
  */
-export async function lockEnabledClient(trx: Kysely<Database>, id: string): Promise<boolean> {
+export async function lockEnabledClient(
+  trx: Kysely<Database>,
+  id: string,
+): Promise<{ scopes: string[]; redirectUris: string[] } | undefined> {
   const row = await trx
     .selectFrom('clients')
-    .select('id')
+    .select(['scopes', 'redirect_uris'])
     .where('id', '=', id)
     .where('disabled_at', 'is', null)
     .forShare()
     .executeTakeFirst()
-  return row !== undefined
+  return row && { scopes: row.scopes, redirectUris: row.redirect_uris }
 }
 
 /**

@@ -1,8 +1,16 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
+import {
+  type AuditActor,
+  type AuditRecorder,
+  NO_AUDIT,
+  OPERATOR,
+  type RequestFacts,
+} from '../audit/audit.service.js'
 import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { newSecret } from '../lib/identifiers.js'
+import { isSubset } from '../lib/scopes.js'
 import { sha256 } from '../lib/secrets.js'
 import {
   type CodeUnderLiveGrant,
@@ -12,11 +20,25 @@ import {
 } from './authorization-code.repository.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
 import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
-import { revokeGrantsWhere } from './grant-revocation.repository.js'
+import { type RevokedGrant, revokeGrantsWhere } from './grant-revocation.repository.js'
+import {
+  type ClientNarrowing,
+  forgetResourceInGrants,
+  NARROWED_REASON,
+  narrowClientGrants,
+  type ResourceForgotten,
+} from './grant-narrowing.repository.js'
 import { findLiveGrant, type Grant, lockEnabledClient, upsertGrant } from './grant.repository.js'
 import { type LiveGrantSummary, listLiveGrantsOfUser } from './grant-listing.repository.js'
 
-export type { CodeRedemption, Grant, IssuedRefreshToken, LiveGrantSummary }
+export type {
+  ClientNarrowing,
+  CodeRedemption,
+  ResourceForgotten,
+  Grant,
+  IssuedRefreshToken,
+  LiveGrantSummary,
+}
 
 /** What an authorization code is bound to (RFC 6749 §4.1.2, RFC 7636 §4.4). */
 export interface CodeRequest {
@@ -27,6 +49,10 @@ export interface CodeRequest {
   codeChallenge: string
   /** RFC 8707 resource indicators the code is for; none (the default) for the default audience. */
   resources?: string[]
+  /** RFC 9449 §10: the DPoP key thumbprint the code is bound to (dpop_jkt); none by default. */
+  dpopJkt?: string | null
+  /** The request the user allowed it in, for the audit row of the consent. */
+  from?: RequestFacts | undefined
 }
 
 /** The plain code exists only here and in the redirect; the database keeps sha256(code). */
@@ -51,7 +77,29 @@ export function createGrantService(
   clock: Clock,
   lifetimes: GrantLifetimes,
   metricHooks: GrantMetricHooks = {},
+  audit: AuditRecorder = NO_AUDIT,
 ) {
+  /** One grant.revoked row per grant a revocation ended, in the revocation's transaction. */
+  const recordRevoked = (
+    t: Kysely<Database>,
+    revoked: RevokedGrant[],
+    actor: AuditActor,
+    reason: string,
+    from: RequestFacts | undefined,
+  ) =>
+    audit.record(
+      t,
+      revoked.map((g) => ({
+        type: 'grant.revoked' as const,
+        actor,
+        target: { kind: 'grant' as const, id: g.id },
+        userId: g.userId,
+        clientId: g.clientId,
+        details: { reason },
+        from,
+      })),
+    )
+
   const inTransaction = <T>(trx: Kysely<Database> | undefined, run: (t: Kysely<Database>) => Promise<T>) =>
     trx ? run(trx) : db.transaction().execute(run)
 
@@ -72,6 +120,7 @@ export function createGrantService(
       scopes: request.scopes,
       codeChallenge: request.codeChallenge,
       resources: request.resources ?? [],
+      dpopJkt: request.dpopJkt ?? null,
       createdAt: now,
       expiresAt: addSeconds(now, lifetimes.authCodeTtl),
     }
@@ -88,6 +137,22 @@ export function createGrantService(
     return grantId === undefined ? undefined : { code, grantId, expiresAt: fields.expiresAt }
   }
 
+  async function revokeOne(
+    userId: string,
+    clientId: string,
+    actor: AuditActor,
+    reason: string,
+    from: RequestFacts | undefined,
+  ) {
+    const ids = await db.transaction().execute(async (t) => {
+      const revoked = await revokeGrantsWhere(t, { userId, clientId }, clock.now(), reason)
+      await recordRevoked(t, revoked, actor, reason, from)
+      return revoked
+    })
+    metricHooks.revoked?.('grant', ids.length)
+    return ids.length > 0
+  }
+
   return {
     /** The user's live grant for a client, if any. */
     findLiveGrant: (userId: string, clientId: string) => findLiveGrant(db, userId, clientId),
@@ -98,9 +163,39 @@ export function createGrantService(
      */
     approveAndIssueCode(request: CodeRequest, trx?: Kysely<Database>): Promise<IssuedCode> {
       return inTransaction(trx, async (t) => {
-        if (!(await lockEnabledClient(t, request.clientId)))
-          throw new OAuthError('invalid_client', 'No enabled application has this client_id.', 400)
+        const client = await lockEnabledClient(t, request.clientId)
+        if (!client) throw new OAuthError('invalid_client', 'No enabled application has this client_id.', 400)
+        // The operator may have narrowed the client since the request was checked (PATCH /admin/clients).
+        if (!isSubset(request.scopes, client.scopes))
+          throw new OAuthError(
+            'invalid_scope',
+            'This application may no longer ask for some of these scopes.',
+            400,
+          )
+        if (!client.redirectUris.includes(request.redirectUri))
+          throw new OAuthError(
+            'invalid_request',
+            'This redirect_uri is not registered for the application.',
+            400,
+          )
+        const before = await findLiveGrant(t, request.userId, request.clientId)
         const grant = await upsertGrant(t, request, clock.now())
+        const widened =
+          before !== undefined &&
+          (grant.scopes.length > before.scopes.length || grant.resources.length > before.resources.length)
+        await audit.record(t, {
+          type: widened ? 'consent.widened' : 'consent.granted',
+          actor: { kind: 'user', id: request.userId },
+          target: { kind: 'grant', id: grant.id },
+          userId: request.userId,
+          clientId: request.clientId,
+          details: {
+            scopes: grant.scopes,
+            ...(grant.resources.length > 0 ? { resources: grant.resources } : {}),
+            ...(before ? { previous_scopes: before.scopes } : {}),
+          },
+          from: request.from,
+        })
         return insertCode(t, request, grant.id)
       })
     },
@@ -141,28 +236,53 @@ export function createGrantService(
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
      * of a larger transaction; without it, it runs in one of its own.
      */
-    async revokeAllForClient(clientId: string, trx?: Kysely<Database>): Promise<number> {
-      const run = (t: Kysely<Database>) => revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
+    async revokeAllForClient(clientId: string, trx?: Kysely<Database>, from?: RequestFacts): Promise<number> {
+      const run = async (t: Kysely<Database>) => {
+        const revoked = await revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
+        await recordRevoked(t, revoked, OPERATOR, 'client_disabled', from)
+        return revoked
+      }
       const ids = await inTransaction(trx, run)
       metricHooks.revoked?.('grant', ids.length)
       return ids.length
     },
     /**
+     * The operator narrowed a client's scopes or removed redirect URIs: what was granted beyond the
+     * new registration stops working at once (see narrowClientGrants). Inside the caller's
+     * transaction, which holds the client's row lock.
+     */
+    async narrowForClient(
+      clientId: string,
+      remainingScopes: readonly string[],
+      removedRedirectUris: readonly string[],
+      trx: Kysely<Database>,
+      from?: RequestFacts,
+    ): Promise<ClientNarrowing> {
+      const done = await narrowClientGrants(trx, clientId, remainingScopes, removedRedirectUris, clock.now())
+      await recordRevoked(trx, done.grantsRevoked, OPERATOR, NARROWED_REASON, from)
+      metricHooks.revoked?.('grant', done.grantsRevoked.length)
+      return done
+    },
+    /**
+     * A resource server was deleted: families that named its resource are revoked, grants forget it,
+     * unredeemed codes for it expire (see forgetResourceInGrants). Inside the caller's transaction.
+     */
+    forgetResource: (resource: string, trx: Kysely<Database>): Promise<ResourceForgotten> =>
+      forgetResourceInGrants(trx, resource, clock.now()),
+    /**
      * The user disconnects an application: revokes their live grant to it and every refresh family
      * under it, in one transaction. False when there was nothing live to revoke.
      */
-    async revokeForUser(userId: string, clientId: string): Promise<boolean> {
-      const ids = await db
-        .transaction()
-        .execute((t) => revokeGrantsWhere(t, { userId, clientId }, clock.now(), 'user_revoked'))
-      metricHooks.revoked?.('grant', ids.length)
-      return ids.length > 0
-    },
+    revokeForUser: (userId: string, clientId: string, from?: RequestFacts): Promise<boolean> =>
+      revokeOne(userId, clientId, { kind: 'user', id: userId }, 'user_revoked', from),
+    /** The operator revokes one user's grant to one application (admin API); as revokeForUser. */
+    revokeByOperator: (userId: string, clientId: string, from?: RequestFacts): Promise<boolean> =>
+      revokeOne(userId, clientId, OPERATOR, 'operator_revoked', from),
     /** The user's live grants to enabled clients, with the client's name, oldest first. */
     listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
-      redeemAuthorizationCode(db, clock, lifetimes, input, metricHooks),
+      redeemAuthorizationCode(db, clock, lifetimes, input, metricHooks, audit),
   }
 }
 

@@ -6,14 +6,36 @@ import { invalidGrant, invalidScope, invalidTarget, type OAuthError } from '../e
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { newSecret } from '../lib/identifiers.js'
 import { sha256 } from '../lib/secrets.js'
+import { DPOP_BINDING_REFUSALS, dpopBindingRefusal } from './dpop-binding.js'
+import { type AuditEvent, type AuditRecorder, NO_AUDIT, type RequestFacts } from '../audit/audit.service.js'
 import {
   findRefreshTokenRecord,
   type RefreshTokenIssue,
+  type RefreshTokenRecord,
   type RefreshTokenRefusal,
   refreshTokenRefusal,
   revokeRefreshFamily,
+  type RevokedFamily,
   rotateRefreshToken as rotateRefreshTokenRow,
 } from './refresh-token.repository.js'
+
+/** The audit row of a theft signal: the family it revoked, the client that presented the token or code. */
+export function familyRevokedEvent(
+  type: 'code.replayed' | 'refresh_token.reused',
+  family: RevokedFamily,
+  presentedBy: string,
+  from: RequestFacts | undefined,
+): AuditEvent {
+  return {
+    type,
+    from,
+    actor: { kind: 'client', id: presentedBy },
+    target: { kind: 'refresh_family', id: family.id },
+    userId: family.userId,
+    clientId: family.clientId,
+    details: { grant_id: family.grantId, family_revoked: true },
+  }
+}
 
 /** The invalid_target descriptions of both grant types (RFC 8707 §2.2). */
 export const RESOURCE_NOT_AUTHORIZED = 'This resource was not named in the authorization request.'
@@ -21,6 +43,15 @@ export const RESOURCE_AMBIGUOUS =
   'The authorization names several resources: name one with the resource parameter (one audience per token).'
 
 export type RefreshLifetimes = Pick<Config, 'refreshTokenTtl' | 'refreshTokenAbsoluteTtl'>
+/** What rotation needs to know: the lifetimes and the retry window (REFRESH_REUSE_WINDOW). */
+export type RefreshSettings = RefreshLifetimes & Pick<Config, 'refreshReuseWindow'>
+
+/** What rotation reports as it happens (metrics listen here). */
+export interface RefreshRotationHooks {
+  refreshTokenReused?(): void
+  /** A spent token presented inside the retry window: answered, or refused past the bound. */
+  refreshRetry?(outcome: 'answered' | 'refused'): void
+}
 
 /** A refresh token just issued (shown once; only its hash is stored) and what it stands for. */
 export interface IssuedRefreshToken extends RefreshTokenIssue {
@@ -34,26 +65,33 @@ export interface RefreshRotation {
   scopes?: string[] | undefined
   /** RFC 8707: the one resource the access token is for, when named. */
   resource?: string | undefined
+  /** RFC 9449: the thumbprint of the request's DPoP key; a bound family needs this very key. */
+  dpopJkt?: string | undefined
+  /** The token request, for the audit row of a reuse. */
+  from?: RequestFacts | undefined
 }
 
 /** grants.last_used_at is for people ("last used 3 minutes ago"): a minute of precision is plenty. */
 export const LAST_USED_PRECISION_SECONDS = 60
 
 /**
- * Rotates a refresh token. The success path is one statement; only a refusal reads the token again
- * to say why, and a token presented after it was rotated revokes its family (and only it): someone
- * holds a copy of it.
+ * Rotates a refresh token. The success path is one statement, a retry inside the window included;
+ * only a refusal reads the token again to say why. A token presented after it was rotated, outside
+ * the retry window, revokes its family (and only it, every branch): someone holds a copy of it.
  */
 export async function rotateRefreshToken(
   db: Kysely<Database>,
   clock: Clock,
-  lifetimes: RefreshLifetimes,
+  lifetimes: RefreshSettings,
   input: RefreshRotation,
-  metricHooks: { refreshTokenReused?(): void } = {},
+  metricHooks: RefreshRotationHooks = {},
+  audit: AuditRecorder = NO_AUDIT,
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
   const refreshToken = newSecret()
+  const retryWindowStart =
+    lifetimes.refreshReuseWindow > 0 ? addSeconds(now, -lifetimes.refreshReuseWindow) : null
   const issue = await retryOnConcurrencyConflict(() =>
     rotateRefreshTokenRow(db, {
       tokenHash,
@@ -61,32 +99,61 @@ export async function rotateRefreshToken(
       clientId: input.clientId,
       requestedScopes: input.scopes ?? null,
       resource: input.resource ?? null,
+      dpopJkt: input.dpopJkt ?? null,
       now,
+      retryWindowStart,
       newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
       touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
     }),
   )
-  if (issue) return { ...issue, refreshToken }
+  if (issue) {
+    const { retried, ...issued } = issue
+    if (retried) metricHooks.refreshRetry?.('answered')
+    return { ...issued, refreshToken }
+  }
 
   // The slow path only: why did it not rotate?
   const state = await findRefreshTokenRecord(db, tokenHash)
   if (!state) throw invalidGrant('The refresh token is invalid.')
+  // Before the other refusals: a bound token without its key revokes nothing (see dpop-binding.ts).
+  const binding = state.clientId === input.clientId ? checkDpopBinding(state, input) : undefined
+  if (binding) throw DPOP_BINDING_REFUSALS[binding]()
   const refusal = refreshTokenRefusal(state, now, {
     clientId: input.clientId,
     requestedScopes: input.scopes ?? null,
     resource: input.resource ?? null,
+    retryWindowStart,
   })
   if (refusal === 'rotated') {
-    await revokeRefreshFamily(db, { familyId: state.familyId }, now, 'refresh_token_reuse')
+    // The family's revocation and its audit row commit together (rare: a theft signal).
+    await db.transaction().execute(async (trx) => {
+      const family = await revokeRefreshFamily(trx, { familyId: state.familyId }, now, 'refresh_token_reuse')
+      if (family)
+        await audit.record(
+          trx,
+          familyRevokedEvent('refresh_token.reused', family, input.clientId, input.from),
+        )
+    })
     metricHooks.refreshTokenReused?.()
   }
+  if (refusal === 'retries_exhausted') metricHooks.refreshRetry?.('refused')
   // undefined: everything checks out now, so it changed under us (a concurrent rotation or revocation).
   throw refusal ? REFUSALS[refusal]() : invalidGrant('The refresh token is no longer valid.')
+}
+
+/** The DPoP binding of the token's family, as the rotation statement checked it. */
+export function checkDpopBinding(state: RefreshTokenRecord, input: Pick<RefreshRotation, 'dpopJkt'>) {
+  return dpopBindingRefusal(
+    { dpopJkt: state.familyDpopJkt, clientRequiresDpop: state.clientRequiresDpop },
+    input.dpopJkt ?? null,
+  )
 }
 
 const REFUSALS: Record<RefreshTokenRefusal, () => OAuthError> = {
   other_client: () => invalidGrant('The refresh token was issued to another client.'),
   rotated: () => invalidGrant('The refresh token has already been used; its token family is now revoked.'),
+  retries_exhausted: () =>
+    invalidGrant('The refresh token has already been used; use the refresh token of an earlier answer.'),
   revoked: () => invalidGrant('The refresh token has been revoked.'),
   expired: () => invalidGrant('The refresh token has expired.'),
   scope_exceeded: () => invalidScope('The requested scope exceeds the scope originally granted.'),

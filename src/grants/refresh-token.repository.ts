@@ -22,24 +22,49 @@ export interface RefreshRotation {
   requestedScopes: string[] | null
   /** The token request's `resource` (RFC 8707), null when none was named. */
   resource: string | null
+  /** RFC 9449: the thumbprint of the request's DPoP key, null without a proof (see dpop-binding.ts). */
+  dpopJkt: string | null
   now: Date
+  /** A token spent after this instant may be presented again (the retry window); null: no window. */
+  retryWindowStart: Date | null
   newTokenExpiresAt: Date
   touchGrantBefore: Date
 }
 
+/**
+ * How many answers one spent refresh token gives inside the retry window (REFRESH_REUSE_WINDOW),
+ * besides the rotation that spent it. Each answer mints a new token (only hashes are stored, so the
+ * first answer's token cannot be sent again) and so starts a branch of the family; the bound caps how
+ * far a replay racing inside the window can fork one family (SECURITY.md).
+ */
+export const REFRESH_RETRY_ANSWERS = 5
+
 const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
   const requested = rotation.requestedScopes
-  return sql<{ family_id: string; grant_id: string; user_id: string; scopes: string[]; resources: string[] }>`
+  return sql<{
+    family_id: string
+    grant_id: string
+    user_id: string
+    scopes: string[]
+    resources: string[]
+    retried: boolean
+  }>`
     with rotated as (
+      -- A live token rotates (rotated_at is set); a spent one inside the window answers again
+      -- (window_answers counts up). Either way under the token's row lock: concurrent requests
+      -- re-check these lines against the row as the one before them left it.
       update refresh_tokens as t
-         set rotated_at = ${rotation.now}
+         set rotated_at = coalesce(t.rotated_at, ${rotation.now}),
+             window_answers = t.window_answers + case when t.rotated_at is null then 0 else 1 end
         from refresh_families as f
         join grants as g on g.id = f.grant_id
        where t.token_hash = ${rotation.tokenHash}
          and f.id = t.family_id
          -- refreshTokenRefusal's lines, in its order:
          and f.client_id = ${rotation.clientId}
-         and t.rotated_at is null
+         and (t.rotated_at is null
+              or t.rotated_at > ${rotation.retryWindowStart}::timestamptz
+                 and t.window_answers < ${REFRESH_RETRY_ANSWERS}::int)
          and f.revoked_at is null
          and g.revoked_at is null
          and t.expires_at > ${rotation.now}
@@ -47,8 +72,12 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
          and (${requested}::text[] is null or ${requested}::text[] <@ f.scopes)
          and (${rotation.resource}::text = any(f.resources)
               or ${rotation.resource}::text is null and cardinality(f.resources) <= 1)
+         -- dpopBindingRefusal's lines:
+         and (${rotation.dpopJkt}::text is not null
+              or not exists (select 1 from clients as c where c.id = f.client_id and c.require_dpop))
+         and (f.dpop_jkt is null or f.dpop_jkt = ${rotation.dpopJkt}::text)
       returning t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at,
-                f.resources
+                f.resources, t.window_answers > 0 as retried
     ), successor as (
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
       select ${rotation.newTokenHash}, family_id, coalesce(${requested}::text[], family_scopes), ${rotation.now},
@@ -60,7 +89,8 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
        where id = (select grant_id from rotated)
          and (last_used_at is null or last_used_at < ${rotation.touchGrantBefore})
     )
-    select rotated.family_id, rotated.grant_id, rotated.user_id, successor.scopes, rotated.resources
+    select rotated.family_id, rotated.grant_id, rotated.user_id, successor.scopes, rotated.resources,
+           rotated.retried
       from rotated join successor on successor.family_id = rotated.family_id
   `
 })
@@ -79,16 +109,23 @@ export interface RefreshTokenRecord {
   createdAt: Date
   expiresAt: Date
   rotatedAt: Date | null
+  /** Answers given inside the retry window since it rotated (at most REFRESH_RETRY_ANSWERS). */
+  windowAnswers: number
   familyExpiresAt: Date
   familyRevokedAt: Date | null
   grantRevokedAt: Date | null
   clientDisabledAt: Date | null
+  /** RFC 9449 §5: the key the family is bound to (null: unbound), and the client's require_dpop. */
+  familyDpopJkt: string | null
+  clientRequiresDpop: boolean
 }
 
 /** Why a refresh token is not live, or may not be rotated as asked. */
 export type RefreshTokenRefusal =
   | 'other_client'
   | 'rotated'
+  /** Spent inside the retry window, which has given all its REFRESH_RETRY_ANSWERS: not theft, no more. */
+  | 'retries_exhausted'
   | 'revoked'
   | 'expired'
   | 'scope_exceeded'
@@ -108,19 +145,34 @@ export function resourceRefusal(
   return authorized.length <= 1 ? undefined : 'resource_ambiguous'
 }
 
+/** What a token request asks of a refresh token, as the rotation statement receives it. */
+export interface RefreshTokenUse {
+  clientId: string
+  requestedScopes: readonly string[] | null
+  resource: string | null
+  /** A token spent after this instant may be presented again; null: no retry window. */
+  retryWindowStart: Date | null
+}
+
 /**
  * The rotation statement's predicates in TypeScript, line for line and in the same order: the one
  * home of the rule for the slow path (why did it not rotate?) and for introspection (is it live?),
- * which pass no `use`. The last line has no twin in the statement: disabling a client revokes its
- * grants in the same transaction, so the grant's line refuses there first.
+ * which pass no `use` (so a spent token is never live, inside the retry window or not). The last
+ * line has no twin in the statement: disabling a client revokes its grants in the same transaction,
+ * so the grant's line refuses there first.
  */
 export function refreshTokenRefusal(
   token: RefreshTokenRecord,
   now: Date,
-  use?: { clientId: string; requestedScopes: readonly string[] | null; resource: string | null },
+  use?: RefreshTokenUse,
 ): RefreshTokenRefusal | undefined {
   if (use && token.clientId !== use.clientId) return 'other_client' // f.client_id = $clientId
-  if (token.rotatedAt !== null) return 'rotated' // t.rotated_at is null
+  if (token.rotatedAt !== null) {
+    // t.rotated_at is null or t.rotated_at > $retryWindowStart and t.window_answers < REFRESH_RETRY_ANSWERS
+    const inWindow = !!use?.retryWindowStart && token.rotatedAt.getTime() > use.retryWindowStart.getTime()
+    if (!inWindow) return 'rotated'
+    if (token.windowAnswers >= REFRESH_RETRY_ANSWERS) return 'retries_exhausted'
+  }
   if (token.familyRevokedAt !== null) return 'revoked' // f.revoked_at is null
   if (token.grantRevokedAt !== null) return 'revoked' // g.revoked_at is null
   if (token.expiresAt.getTime() <= now.getTime()) return 'expired' // t.expires_at > $now
@@ -137,13 +189,15 @@ export function refreshTokenRefusal(
  * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
  * family under a live grant, and the requested scopes are within the family's; the successor is
  * inserted by the same statement. Concurrent uses of one token serialise on its row: exactly one
- * gets a row back. The grant's last_used_at is refreshed at most once per `touchGrantBefore` window,
- * so busy grants do not turn every refresh into a contended write.
+ * rotates it. Inside the retry window the same statement answers a spent token again (`retried`),
+ * at most REFRESH_RETRY_ANSWERS times, counted on the same row, so the bound holds across instances.
+ * The grant's last_used_at is refreshed at most once per `touchGrantBefore` window, so busy grants
+ * do not turn every refresh into a contended write.
  */
 export async function rotateRefreshToken(
   db: Kysely<Database>,
   rotation: RefreshRotation,
-): Promise<RefreshTokenIssue | undefined> {
+): Promise<(RefreshTokenIssue & { retried: boolean }) | undefined> {
   const [row] = await rotationStatement.execute(db, rotation)
   return (
     row && {
@@ -153,6 +207,7 @@ export async function rotateRefreshToken(
       clientId: rotation.clientId,
       scopes: row.scopes,
       resources: row.resources,
+      retried: row.retried,
     }
   )
 }
@@ -165,8 +220,16 @@ export type FamilySelector =
   /** RFC 7009: only when the token is `clientId`'s, so another client's token selects nothing. */
   | { refreshTokenHash: string; clientId: string }
 
+/** A family a revocation ended, with whose it was (for the audit trail). */
+export interface RevokedFamily {
+  id: string
+  grantId: string
+  userId: string
+  clientId: string
+}
+
 /**
- * Revokes one refresh family (never its siblings) in one statement; true when it was live until now.
+ * Revokes one refresh family (never its siblings) in one statement; the family when it was live until now.
  * Its tokens need no marking of their own: every check of a refresh or access token asks its family.
  */
 export async function revokeRefreshFamily(
@@ -174,7 +237,7 @@ export async function revokeRefreshFamily(
   selector: FamilySelector,
   now: Date,
   reason: string,
-): Promise<boolean> {
+): Promise<RevokedFamily | undefined> {
   let query = db
     .updateTable('refresh_families')
     .set({ revoked_at: now, revoked_reason: reason })
@@ -199,8 +262,8 @@ export async function revokeRefreshFamily(
           .where('token_hash', '=', selector.refreshTokenHash),
       )
   }
-  const rows = await query.returning('id').execute()
-  return rows.length > 0
+  const row = await query.returning(['id', 'grant_id', 'user_id', 'client_id']).executeTakeFirst()
+  return row && { id: row.id, grantId: row.grant_id, userId: row.user_id, clientId: row.client_id }
 }
 
 const refreshTokenRecords = prepareStatement((db, { tokenHashes }: { tokenHashes: string[] }) =>
@@ -221,10 +284,13 @@ const refreshTokenRecords = prepareStatement((db, { tokenHashes }: { tokenHashes
       't.created_at',
       't.expires_at',
       't.rotated_at',
+      't.window_answers',
       'f.expires_at as family_expires_at',
       'f.revoked_at as family_revoked_at',
       'g.revoked_at as grant_revoked_at',
       'c.disabled_at as client_disabled_at',
+      'f.dpop_jkt as family_dpop_jkt',
+      'c.require_dpop as client_requires_dpop',
     ])
     .where(sql<boolean>`t.token_hash = any(${tokenHashes}::text[])`),
 )
@@ -250,10 +316,13 @@ export async function findRefreshTokenRecords(
         createdAt: row.created_at,
         expiresAt: row.expires_at,
         rotatedAt: row.rotated_at,
+        windowAnswers: row.window_answers,
         familyExpiresAt: row.family_expires_at,
         familyRevokedAt: row.family_revoked_at,
         grantRevokedAt: row.grant_revoked_at,
         clientDisabledAt: row.client_disabled_at,
+        familyDpopJkt: row.family_dpop_jkt,
+        clientRequiresDpop: row.client_requires_dpop,
       }
     )
   })

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
+import { type AuditRecorder, NO_AUDIT } from '../audit/audit.service.js'
 import { batchedLookup } from '../db/batched-lookup.js'
 import type { Clock } from '../lib/clock.js'
 import { isBase64url256Bits } from '../lib/identifiers.js'
@@ -8,6 +9,8 @@ import {
   type IssuedRefreshToken,
   type RefreshLifetimes,
   type RefreshRotation,
+  type RefreshRotationHooks,
+  type RefreshSettings,
   rotateRefreshToken,
 } from './refresh-rotation.js'
 import {
@@ -29,8 +32,7 @@ export interface LiveRefreshToken {
 }
 
 /** What the refresh-token service reports as it happens (metrics listen here). */
-export interface RefreshTokenMetricHooks {
-  refreshTokenReused?(): void
+export interface RefreshTokenMetricHooks extends RefreshRotationHooks {
   revoked?(kind: 'refresh_family', count: number): void
 }
 
@@ -38,8 +40,9 @@ export interface RefreshTokenMetricHooks {
 export function createRefreshTokenService(
   db: Kysely<Database>,
   clock: Clock,
-  lifetimes: RefreshLifetimes,
+  lifetimes: RefreshSettings,
   metricHooks: RefreshTokenMetricHooks = {},
+  audit: AuditRecorder = NO_AUDIT,
 ) {
   // Introspection under load: the reads of one turn of the event loop share one statement.
   const refreshTokenRecord = batchedLookup((hashes: string[]) => findRefreshTokenRecords(db, hashes))
@@ -47,7 +50,7 @@ export function createRefreshTokenService(
   return {
     /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
     rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
-      rotateRefreshToken(db, clock, lifetimes, input, metricHooks),
+      rotateRefreshToken(db, clock, lifetimes, input, metricHooks, audit),
 
     /** The refresh token if it is live now (refreshTokenRefusal finds nothing against it). */
     async findLiveRefreshToken(token: string): Promise<LiveRefreshToken | undefined> {
@@ -69,12 +72,12 @@ export function createRefreshTokenService(
      */
     async revokeRefreshTokenFamily(token: string, clientId: string): Promise<boolean> {
       if (!isBase64url256Bits(token)) return false
-      const revoked = await revokeRefreshFamily(
+      const revoked = !!(await revokeRefreshFamily(
         db,
         { refreshTokenHash: sha256(token), clientId },
         clock.now(),
         'revoked_by_client',
-      )
+      ))
       if (revoked) metricHooks.revoked?.('refresh_family', 1)
       return revoked
     },

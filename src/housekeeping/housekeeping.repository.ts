@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { Database } from '../db/database.js'
-import { retryOnConcurrencyConflict } from '../db/errors.js'
+import { ADVISORY_LOCKS, inAdvisoryLock } from '../db/advisory-lock.js'
 
 /** The tables housekeeping deletes from, in the order of a run. */
 export const HOUSEKEEPING_TABLES = [
@@ -12,6 +12,9 @@ export const HOUSEKEEPING_TABLES = [
   'revoked_access_tokens',
   'revocation_events',
   'event_streams',
+  'dpop_proof_jtis',
+  'password_reset_tokens',
+  'audit_events',
 ] as const
 
 export type HousekeepingTable = (typeof HOUSEKEEPING_TABLES)[number]
@@ -26,6 +29,8 @@ export interface Cutoffs {
   eventsUntil: Date
   /** Streams not polled since this. */
   streamsIdleSince: Date
+  /** Audit events that happened before this (AUDIT_RETENTION ago). */
+  auditBefore: Date
 }
 
 export type Counts = Partial<Record<HousekeepingTable, number>>
@@ -37,27 +42,15 @@ export interface BatchResult {
 }
 
 /**
- * One advisory lock key for housekeeping (the bytes of "lkhk"): taken per batch transaction with
- * pg_try_advisory_xact_lock, so it is released at commit even through a transaction-pooling proxy,
- * and two instances never delete at the same time.
- */
-const HOUSEKEEPING_LOCK_KEY = 0x6c6b686b
-
-/**
- * Runs one batch in a transaction of its own that holds the housekeeping lock; undefined (and nothing
- * done) when another instance holds it. A batch that loses a deadlock is run again from the start.
+ * Runs one batch in a transaction of its own that holds the housekeeping lock (src/db/advisory-lock.ts),
+ * so two instances never delete at the same time; undefined (and nothing done) when another instance
+ * holds it. A batch that loses a deadlock is run again from the start.
  */
 export function inLockedBatch<T>(
   db: Kysely<Database>,
   batch: (trx: Kysely<Database>) => Promise<T>,
 ): Promise<T | undefined> {
-  return retryOnConcurrencyConflict(() =>
-    db.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ locked: boolean }>`
-        select pg_try_advisory_xact_lock(${HOUSEKEEPING_LOCK_KEY}) as locked`.execute(trx)
-      return rows[0]?.locked ? batch(trx) : undefined
-    }),
-  )
+  return inAdvisoryLock(db, ADVISORY_LOCKS.housekeeping, batch)
 }
 
 /**
@@ -167,6 +160,25 @@ export const HOUSEKEEPING_STEPS = [
       'last_polled_at',
       (c) => sql`last_polled_at <= ${c.streamsIdleSince}`,
     ),
+  },
+  {
+    // DPoP proofs seen (migration 0008): past expires_at the proof is refused for its age anyway.
+    name: 'dpop_proof_jtis',
+    batch: single('dpop_proof_jtis', 'key_hash', 'expires_at', (c) => sql`expires_at <= ${c.expiredBefore}`),
+  },
+  {
+    name: 'password_reset_tokens',
+    batch: single(
+      'password_reset_tokens',
+      'token_hash',
+      'expires_at',
+      (c) => sql`expires_at <= ${c.expiredBefore}`,
+    ),
+  },
+  {
+    // The one DELETE the append-only audit trail allows: rows past AUDIT_RETENTION.
+    name: 'audit_events',
+    batch: single('audit_events', 'id', 'occurred_at', (c) => sql`occurred_at < ${c.auditBefore}`),
   },
 ] as const
 

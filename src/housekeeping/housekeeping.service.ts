@@ -4,6 +4,7 @@ import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { EVENT_UNTIL_LEEWAY_SECONDS } from '../events/event-feed.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
+import { createPeriodicTask } from '../lib/periodic-task.js'
 import type { Metrics } from '../metrics/metrics.js'
 import {
   type Counts,
@@ -36,7 +37,11 @@ export interface HousekeepingDeps {
   metrics: Pick<Metrics, 'housekeepingDeleted' | 'housekeepingDuration'>
   config: Pick<
     Config,
-    'housekeepingInterval' | 'housekeepingBatchSize' | 'housekeepingReplayHorizon' | 'accessTokenTtl'
+    | 'housekeepingInterval'
+    | 'housekeepingBatchSize'
+    | 'housekeepingReplayHorizon'
+    | 'accessTokenTtl'
+    | 'auditRetention'
   >
   /** The event feed's rule: a stream not polled since this time is gone. */
   eventStreamIdleSince(now: Date): Date
@@ -46,6 +51,7 @@ export interface HousekeepingDeps {
  * Why each kind of row goes when it goes (docs/operating.md "Housekeeping"):
  * - whatever ends at expires_at waits a minute more (EVENT_UNTIL_LEEWAY_SECONDS), so that an instance
  *   whose clock is a little behind never finds a row gone that it still takes for live;
+ * - an audit event stays AUDIT_RETENTION (400 days by default), then goes like any other row;
  * - a refresh family stays REPLAY_HORIZON after its revocation or expiry, so that a rotated token
  *   presented again is still recognised as a theft signal; after an expiry at least an access token's
  *   lifetime plus that minute, so that introspection of its last access tokens answers as before.
@@ -65,15 +71,14 @@ export function housekeepingCutoffs(
     ),
     eventsUntil: now,
     streamsIdleSince,
+    auditBefore: addSeconds(now, -config.auditRetention),
   }
 }
 
 /** Deletes expired rows in bounded batches, on one instance at a time, every HOUSEKEEPING_INTERVAL. */
 export function createHousekeepingService(deps: HousekeepingDeps) {
   const { db, clock, config, logger, metrics } = deps
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  let current: Promise<unknown> | undefined
+  const task = createPeriodicTask({ intervalMs: config.housekeepingInterval * 1000, run: runOnce })
 
   async function runOnce(): Promise<HousekeepingRun> {
     const started = performance.now()
@@ -96,7 +101,7 @@ export function createHousekeepingService(deps: HousekeepingDeps) {
     try {
       for (const step of HOUSEKEEPING_STEPS) {
         for (let more = true; more;) {
-          if (stopped) return log('stopped', finish('stopped'))
+          if (task.stopped) return log('stopped', finish('stopped'))
           const result = await inLockedBatch(db, (trx) =>
             step.batch(trx, cutoffs, config.housekeepingBatchSize),
           )
@@ -123,42 +128,13 @@ export function createHousekeepingService(deps: HousekeepingDeps) {
     return { outcome, ...run }
   }
 
-  function schedule(): void {
-    if (stopped || config.housekeepingInterval === 0) return
-    timer = setTimeout(() => {
-      // A failed run is logged and counted in runOnce; the next one is scheduled all the same.
-      run()
-        .catch(() => undefined)
-        .finally(schedule)
-    }, config.housekeepingInterval * 1000)
-    // Never what keeps the process alive.
-    timer.unref()
-  }
-
-  /** One run now; runs of this process never overlap (a second waits for the first). */
-  function run(): Promise<HousekeepingRun> {
-    const previous = current
-    const next = (async () => {
-      await previous?.catch(() => undefined)
-      return runOnce()
-    })()
-    current = next
-    return next
-  }
-
   return {
-    run,
+    /** One run now; runs of this process never overlap (a second waits for the first). */
+    run: task.run,
     /** Starts the schedule: the first run one interval after the start (0: never). */
-    start(): void {
-      if (timer || stopped) return
-      schedule()
-    },
+    start: task.start,
     /** Stops the schedule and waits for a run under way, which ends after its current batch. */
-    async stop(): Promise<void> {
-      stopped = true
-      clearTimeout(timer)
-      await current?.catch(() => undefined)
-    },
+    stop: task.stop,
   }
 }
 

@@ -39,7 +39,13 @@ export function createMetrics(
     }),
     refreshTokenReuse: new Counter({
       name: 'linkauth_refresh_token_reuse_total',
-      help: 'Rotated refresh tokens presented again (the family is revoked: a theft signal)',
+      help: 'Rotated refresh tokens presented again after REFRESH_REUSE_WINDOW (the family is revoked: a theft signal)',
+      registers: [registry],
+    }),
+    refreshTokenRetries: new Counter({
+      name: 'linkauth_refresh_token_retries_total',
+      help: 'Rotated refresh tokens presented again by their client inside REFRESH_REUSE_WINDOW: answered, or refused past the bound',
+      labelNames: ['outcome'] as const,
       registers: [registry],
     }),
     codeReplays: new Counter({

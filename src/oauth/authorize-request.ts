@@ -18,6 +18,8 @@ export interface AuthorizationRequest {
   prompt: PromptValue[]
   /** RFC 8707 resource indicators, in the order sent; empty when none was named. */
   resources: string[]
+  /** RFC 9449 §10: the thumbprint of the DPoP key the code is to be bound to; null when not sent. */
+  dpopJkt: string | null
 }
 
 export type ClientTargetResult =
@@ -37,8 +39,11 @@ const KNOWN = [
   'code_challenge',
   'code_challenge_method',
   'prompt',
+  'dpop_jkt',
 ]
 const MAX_STATE_BYTES = 1024
+/** RFC 7638 SHA-256 thumbprint, base64url: 43 characters. */
+const JKT = /^[A-Za-z0-9_-]{43}$/
 
 /** RFC 6749 §3.1: a parameter sent without a value is treated as omitted. */
 function single(query: RawQuery, name: string): string | undefined {
@@ -121,6 +126,10 @@ export function validateAuthorizationParameters(
   const resources = readResources(query.resource)
   if (typeof resources === 'string') return fail('invalid_target', resources)
 
+  const dpopJkt = single(query, 'dpop_jkt') ?? null
+  if (dpopJkt !== null && !JKT.test(dpopJkt))
+    return fail('invalid_request', 'dpop_jkt must be a SHA-256 JWK thumbprint: 43 characters of base64url.')
+
   const prompt = parsePrompt(single(query, 'prompt'))
   if (!prompt) return fail('invalid_request', 'prompt must be none, login or consent.')
 
@@ -142,6 +151,7 @@ export function validateAuthorizationParameters(
       codeChallenge: challenge,
       prompt,
       resources,
+      dpopJkt,
     },
   }
 }

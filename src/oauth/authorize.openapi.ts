@@ -9,6 +9,13 @@ const queryParameters: [name: string, required: boolean, description: string][] 
   ['response_type', false, '`code` (the default and only value).'],
   ['state', false, 'Echoed unchanged in the redirect; at most 1024 bytes.'],
   ['prompt', false, '`none`, `login`, `consent`, or `login consent`.'],
+  [
+    'dpop_jkt',
+    false,
+    'RFC 9449 §10: the SHA-256 JWK thumbprint (RFC 7638, 43 characters of base64url) of the DPoP key the ' +
+      'client will use; the code is bound to it, and the token request must carry a proof made with that ' +
+      'key (else `invalid_grant`). Malformed: `invalid_request` in the redirect.',
+  ],
 ]
 
 /** GET /oauth/authorize: where the browser is sent (its forms and continuation are pages, not API). */

@@ -3,7 +3,7 @@ import { sessionCookies } from '../accounts/session-cookie.js'
 import type { SignInSession } from '../accounts/session.service.js'
 import type { Config } from '../config.js'
 import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
-import { ALL_SCOPES, commonScopes } from '../lib/scopes.js'
+import { ALL_SCOPES, commonScopes, isSubset } from '../lib/scopes.js'
 import type { Services } from '../services.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
@@ -16,6 +16,7 @@ import {
   validateAuthorizationParameters,
 } from './authorize-request.js'
 import type { PendingAuthorization } from './authorize.service.js'
+import type { Client } from '../clients/client.service.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
 import { authorizationTargets } from './resource-targets.js'
@@ -78,12 +79,14 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     return issued && { auth: result.request, code: issued.code }
   }
 
+  type ConsentClient = Pick<Client, 'name' | 'metadata'>
+
   /** Sign-in, remembered consent, or the consent page: shared by the first GET and the continuation. */
   async function proceed(
     request: FastifyRequest,
     reply: FastifyReply,
     auth: AuthorizationRequest,
-    clientName: string,
+    client: ConsentClient,
     pending?: PendingAuthorization,
   ): Promise<FastifyReply> {
     const session = await cookies.currentSession(request, services.sessions)
@@ -102,20 +105,21 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     if (wantsNone)
       return redirectError(reply, auth, 'consent_required', 'The user has not approved this access.')
     const target = pending ?? (await services.authorize.createPending(auth))
-    return showConsent(reply, target, clientName, session)
+    return showConsent(reply, target, client, session)
   }
 
   async function showConsent(
     reply: FastifyReply,
     pending: PendingAuthorization,
-    clientName: string,
+    client: ConsentClient,
     session: SignInSession,
   ) {
     allowFormRedirectTo(reply, pending.redirectUri)
     const targets =
       pending.resources.length > 0 ? await services.resourceServers.findTargets(pending.resources) : undefined
     const body = consentPage({
-      clientName,
+      clientName: client.name,
+      about: client.metadata,
       scopes: pending.scopes,
       apis: pending.resources.map((resource) => ({
         resource,
@@ -131,11 +135,18 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
   }
 
-  /** A pending request whose client is still enabled and still has this redirect_uri. */
+  /** A pending request whose client is still enabled and still has this redirect_uri and these scopes. */
   async function openPending(id: unknown) {
     const pending = await services.authorize.findOpenPending(id)
     if (!pending) throw new ProblemError(400, GONE)
     const client = await trustedClient(pending.clientId, pending.redirectUri)
+    // The operator may have removed a scope since the request was checked (PATCH /admin/clients).
+    if (!isSubset(pending.scopes, client.scopes))
+      throw new OAuthError(
+        'invalid_scope',
+        'This application may no longer ask for some of these scopes.',
+        400,
+      )
     return { pending, client }
   }
 
@@ -162,12 +173,12 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
         result.request.scopes,
       )
       if (!targets.ok) return redirectError(reply, result.request, targets.error, targets.description)
-      return proceed(request, reply, result.request, client.name)
+      return proceed(request, reply, result.request, client)
     })
 
     app.get('/oauth/authorize/continue', async (request, reply) => {
       const { pending, client } = await openPending(formField(request.query, 'request'))
-      return proceed(request, reply, requestOf(pending), client.name, pending)
+      return proceed(request, reply, requestOf(pending), client, pending)
     })
 
     app.post('/oauth/authorize', async (request, reply) => {
@@ -189,7 +200,12 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       const pending = await services.authorize.findOpenPending(requestId)
       if (!pending) throw new ProblemError(403, GONE)
       await trustedClient(pending.clientId, pending.redirectUri)
-      const answered = await services.authorize.answer(pending.id, session.userId, decision === 'allow')
+      const answered = await services.authorize.answer(
+        pending.id,
+        session.userId,
+        decision === 'allow',
+        request,
+      )
       if (!answered) throw new ProblemError(403, GONE)
       const auth = requestOf(answered.pending)
       if (!answered.issued) {

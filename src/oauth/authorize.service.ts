@@ -1,3 +1,4 @@
+import type { RequestFacts } from '../audit/audit.service.js'
 import type { Kysely } from 'kysely'
 import { sessionTokenHash } from '../accounts/session.service.js'
 import type { Database } from '../db/database.js'
@@ -30,6 +31,7 @@ export function requestOf(pending: PendingAuthorization): AuthorizationRequest {
     codeChallenge: pending.codeChallenge,
     prompt: promptOf(pending),
     resources: pending.resources,
+    dpopJkt: pending.dpopJkt,
   }
 }
 
@@ -42,6 +44,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
     scopes: request.scopes,
     codeChallenge: request.codeChallenge,
     resources: request.resources,
+    dpopJkt: request.dpopJkt,
   })
 
   return {
@@ -57,6 +60,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
         codeChallenge: request.codeChallenge,
         prompt: request.prompt.length > 0 ? request.prompt.join(' ') : null,
         resources: request.resources,
+        dpopJkt: request.dpopJkt,
         createdAt: now,
         expiresAt: addSeconds(now, PENDING_TTL_SECONDS),
       })
@@ -121,12 +125,16 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
       pendingId: string,
       userId: string,
       allow: boolean,
+      from?: RequestFacts,
     ): Promise<{ pending: PendingAuthorization; issued: IssuedCode | null } | undefined> {
       return db.transaction().execute(async (trx) => {
         const pending = await completePendingAuthorization(trx, pendingId, clock.now())
         if (!pending) return undefined
         if (!allow) return { pending, issued: null }
-        const issued = await grants.approveAndIssueCode(codeRequest(requestOf(pending), userId), trx)
+        const issued = await grants.approveAndIssueCode(
+          { ...codeRequest(requestOf(pending), userId), from },
+          trx,
+        )
         return { pending, issued }
       })
     },

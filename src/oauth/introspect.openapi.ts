@@ -29,9 +29,19 @@ export const activeTokenSchema = z.object({
       "Present for access tokens only: always the caller's registered resource (or the default audience for a resource server registered without one).",
   }),
   jti: z.string().optional().meta({ description: 'Present for access tokens only.' }),
-  token_type: z.enum(['Bearer', 'refresh_token']).meta({
-    description: '"Bearer" for an access token (RFC 6749 §7.1), "refresh_token" for a refresh token.',
+  token_type: z.enum(['Bearer', 'DPoP', 'refresh_token']).meta({
+    description:
+      '"Bearer" for an access token (RFC 6749 §7.1), "DPoP" for an access token bound to a DPoP key (RFC 9449 §6.2), "refresh_token" for a refresh token.',
   }),
+  cnf: z
+    .object({
+      jkt: z.string().meta({ description: 'The RFC 7638 SHA-256 thumbprint of the key, base64url.' }),
+    })
+    .optional()
+    .meta({
+      description:
+        'RFC 9449 §6.2: present for a DPoP-bound access token. The caller must then require a DPoP proof made with this key (`Authorization: DPoP`), never accept the token as Bearer.',
+    }),
 })
 
 export const inactiveTokenSchema = z.object({ active: z.literal(false) })

@@ -18,7 +18,9 @@ export type IntrospectionResponse =
       iss: string
       aud?: string | string[]
       jti?: string
-      token_type: 'Bearer' | 'refresh_token'
+      token_type: 'Bearer' | 'DPoP' | 'refresh_token'
+      /** RFC 9449 §6.2: the key a DPoP-bound access token is bound to. */
+      cnf?: { jkt: string }
     }
 
 const INACTIVE = Object.freeze({ active: false as const })
@@ -71,7 +73,8 @@ export function createIntrospectionService(
       iss: c.iss,
       aud: c.aud,
       jti: c.jti,
-      token_type: 'Bearer',
+      // RFC 9449 §6.2: a bound token is a DPoP token, and cnf names its key for the caller to check.
+      ...(c.cnf ? { token_type: 'DPoP' as const, cnf: c.cnf } : { token_type: 'Bearer' as const }),
     }
   }
 

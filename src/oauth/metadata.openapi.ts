@@ -23,6 +23,9 @@ export const authorizationServerMetadataSchema = z.object({
     description:
       'RFC 9728 §4: the resource identifiers (RFC 8707) of the registered, enabled resource servers that have one.',
   }),
+  dpop_signing_alg_values_supported: z.array(z.string()).meta({
+    description: 'RFC 9449 §5.1: the JWS algorithms a DPoP proof may be signed with.',
+  }),
 })
 
 export const metadataOperations: Operations = {

@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
 import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
 import { publicDocumentCors } from '../web/cors.js'
+import { DPOP_SIGNING_ALGS } from './dpop.service.js'
 import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
 
 /**
@@ -34,6 +35,8 @@ export function authorizationServerMetadata(
     // Extension: where resource servers subscribe to revocation events (docs/integrating.md, "Events").
     revocation_event_streams_endpoint: `${issuer}/api/events/streams`,
     protected_resources: protectedResources,
+    // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with.
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
   }
 }
 

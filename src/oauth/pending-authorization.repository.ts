@@ -12,6 +12,8 @@ export interface PendingAuthorization {
   prompt: string | null
   /** RFC 8707 resource indicators of the request; empty when none was named. */
   resources: string[]
+  /** RFC 9449 §10: the request's dpop_jkt; null when not sent. */
+  dpopJkt: string | null
   createdAt: Date
   expiresAt: Date
   completedAt: Date | null
@@ -28,6 +30,7 @@ function toPendingAuthorization(row: Row<'pending_authorizations'>): PendingAuth
     codeChallenge: row.code_challenge,
     prompt: row.prompt,
     resources: row.resources,
+    dpopJkt: row.dpop_jkt,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
@@ -37,7 +40,10 @@ function toPendingAuthorization(row: Row<'pending_authorizations'>): PendingAuth
 
 export async function insertPendingAuthorization(
   db: Kysely<Database>,
-  pending: Omit<PendingAuthorization, 'completedAt' | 'sessionId' | 'resources'> & { resources?: string[] },
+  pending: Omit<PendingAuthorization, 'completedAt' | 'sessionId' | 'resources' | 'dpopJkt'> & {
+    resources?: string[]
+    dpopJkt?: string | null
+  },
 ): Promise<PendingAuthorization> {
   const row = await db
     .insertInto('pending_authorizations')
@@ -50,6 +56,7 @@ export async function insertPendingAuthorization(
       code_challenge: pending.codeChallenge,
       prompt: pending.prompt,
       resources: pending.resources ?? [],
+      dpop_jkt: pending.dpopJkt ?? null,
       created_at: pending.createdAt,
       expires_at: pending.expiresAt,
     })

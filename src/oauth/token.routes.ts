@@ -29,6 +29,9 @@ export function tokenRoutes(services: TokenServices, config: Pick<Config, 'issue
     // Every answer, errors included (the error handler keeps headers set here), is uncacheable (§5.1).
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+      // RFC 9449 §8: with nonces required, every answer (use_dpop_nonce first) carries the current one.
+      const nonce = services.dpop.nonce()
+      if (nonce !== undefined) reply.header('dpop-nonce', nonce)
     })
     const cors = clientEndpointCors(app, {
       path: '/api/oauth/token',
@@ -40,7 +43,9 @@ export function tokenRoutes(services: TokenServices, config: Pick<Config, 'issue
       const params = identifyPublicClient(request.headers.authorization, readTokenParameters(request.body))
       await cors.assertOriginOf(request, params.client_id)
       const grant = grantFor(params)
-      const answer = await grant.handle(params, services)
+      // A bad proof is refused before the grant is touched: the code or refresh token stays usable.
+      const dpopJkt = await services.dpop.tokenRequestKey(request.headers.dpop)
+      const answer = await grant.handle(params, services, { dpopJkt, from: request })
       services.metrics.tokensIssued.inc({ grant_type: grant.grantType })
       return answer
     })

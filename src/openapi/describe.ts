@@ -70,6 +70,8 @@ export const oauthErrorSchema = z.object({
     'server_error',
     'temporarily_unavailable',
     'invalid_stream',
+    'invalid_dpop_proof',
+    'use_dpop_nonce',
   ]),
   error_description: z.string(),
 })

@@ -1,3 +1,4 @@
+import { auditAdminOperations } from '../audit/audit.openapi.js'
 import { connectedAppsApiOperations } from '../accounts/connected-apps.openapi.js'
 import { userAdminOperations } from '../accounts/user.openapi.js'
 import { clientAdminOperations } from '../clients/client.openapi.js'
@@ -86,6 +87,7 @@ export function adminOpenApiDocument() {
       ...resourceServerAdminOperations,
       ...signingKeyAdminOperations,
       ...housekeepingAdminOperations,
+      ...auditAdminOperations,
       ...adminMetricsOperations,
       ...healthOperations,
       ...openApiOperations('admin'),

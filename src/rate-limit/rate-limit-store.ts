@@ -13,6 +13,8 @@ export interface RateLimitStore {
   store: CounterStore
   /** 'redis' when REDIS_URL is set (limits shared by every instance), else 'memory' (this process). */
   kind: 'redis' | 'memory'
+  /** The Redis connection when REDIS_URL is set, for other state shared across instances (DPoP proofs seen). */
+  redis?: Redis
   start(): Promise<void>
   stop(): Promise<void>
 }
@@ -80,6 +82,7 @@ export function createRateLimitStore(deps: {
 
   return {
     kind: 'redis',
+    redis,
     store: {
       increment: failover((s) => s.increment),
       peek: failover((s) => s.peek),

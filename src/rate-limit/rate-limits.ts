@@ -54,7 +54,8 @@ function addRouteHook(route: RouteOptions, name: HookName, hook: Hook) {
  * Every request rate limit of the public listener, in one table (docs/operating.md, "Rate limits").
  * Sign-in failures per account are counted by the sign-in throttle, in the same store.
  *
- * - POST /login: SIGN_IN_RATE_LIMIT per address per minute, every attempt (argon2 is expensive).
+ * - POST /login: SIGN_IN_RATE_LIMIT per address per minute, every attempt (argon2 is expensive);
+ *   POST /account/password and /account/reset-password count in the same budget.
  * - GET/POST /oauth/authorize and its continuation: AUTHORIZE_RATE_LIMIT per address per minute.
  * - token, revocation, introspection, the revocation event feed: a quota per (caller, address) per minute. The caller is the
  *   client_id (public, so not a credential: keyed with the address, nobody can spend another's
@@ -149,8 +150,12 @@ export function rateLimits(
     // The revocation feed authenticates resource servers as introspection does, so it is limited
     // the same way (its own count, the same maximum): stream creation and polls together.
     const eventFeed = perCaller('event_feed', config.introspectionRateLimit, false)
+    // The password forms cost argon2 like sign-in, and share its count per address.
+    const signIn = perAddress('sign_in', config.signInRateLimit)
     const rules: Record<string, Partial<Record<HookName, Hook>>> = {
-      'POST /login': { onRequest: perAddress('sign_in', config.signInRateLimit) },
+      'POST /login': { onRequest: signIn },
+      'POST /account/password': { onRequest: signIn },
+      'POST /account/reset-password': { onRequest: signIn },
       'GET /oauth/authorize': { onRequest: authorize },
       'GET /oauth/authorize/continue': { onRequest: authorize },
       'POST /oauth/authorize': { onRequest: authorize },

@@ -9,12 +9,17 @@ import {
 import { type Clock, epochSeconds } from '../lib/clock.js'
 import type { VerificationKey } from './signing-key.service.js'
 
+/** The contract's claims, `cnf` (RFC 9449 §6.1) among them when the token is bound to a DPoP key. */
+export type VerifiedAccessTokenClaims = SignedAccessTokenClaims
+
 export type AccessTokenVerification =
-  | { ok: true; claims: SignedAccessTokenClaims }
-  | { ok: false; reason: AccessTokenFailure; claims?: SignedAccessTokenClaims }
+  | { ok: true; claims: VerifiedAccessTokenClaims }
+  | { ok: false; reason: AccessTokenFailure; claims?: VerifiedAccessTokenClaims }
 
 export interface VerificationKeys {
   verificationKey(kid: string): Promise<VerificationKey | undefined>
+  /** A key removed in an emergency: its tokens are refused even when remembered as verified. */
+  isRevoked?(kid: string): boolean
 }
 
 /** Far longer than any access token we sign; a longer string is not worth parsing. */
@@ -67,15 +72,15 @@ export function createAccessTokenVerifier(
   options: { cacheSize?: number } = {},
 ) {
   const cacheSize = options.cacheSize ?? VERIFIED_CACHE_MAX
-  const verified = new Map<string, SignedAccessTokenClaims>()
+  const verified = new Map<string, { claims: VerifiedAccessTokenClaims; kid: string }>()
 
-  function remember(token: string, claims: SignedAccessTokenClaims): void {
+  function remember(token: string, claims: VerifiedAccessTokenClaims, kid: string): void {
     if (cacheSize <= 0) return
     if (verified.size >= cacheSize) verified.delete(verified.keys().next().value!)
-    verified.set(token, claims)
+    verified.set(token, { claims, kid })
   }
 
-  function checkExpiry(claims: SignedAccessTokenClaims): AccessTokenVerification {
+  function checkExpiry(claims: VerifiedAccessTokenClaims): AccessTokenVerification {
     if (claims.exp <= epochSeconds(clock.now())) return { ok: false, reason: 'token_expired', claims }
     return { ok: true, claims }
   }
@@ -83,7 +88,10 @@ export function createAccessTokenVerifier(
   return {
     async verify(token: string): Promise<AccessTokenVerification> {
       const known = verified.get(token)
-      if (known) return checkExpiry(known)
+      if (known) {
+        if (keys.isRevoked?.(known.kid)) return { ok: false, reason: 'unknown_key' }
+        return checkExpiry(known.claims)
+      }
       if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed_token' }
       const parts = token.split('.')
       if (parts.length !== 3) return { ok: false, reason: 'malformed_token' }
@@ -99,11 +107,12 @@ export function createAccessTokenVerifier(
         return { ok: false, reason: 'bad_signature' }
       const payload = decodeJson(payloadPart)
       if (!payload) return { ok: false, reason: 'malformed_token' }
-      const claims = readAccessTokenClaims(payload)
+      // The toolkit's contract reads cnf too: a malformed one makes the claims invalid.
+      const claims: VerifiedAccessTokenClaims | undefined = readAccessTokenClaims(payload)
       if (!claims) return { ok: false, reason: 'invalid_claims' }
       if (claims.iss !== config.issuer) return { ok: false, reason: 'wrong_issuer' }
       const result = checkExpiry(claims)
-      if (result.ok) remember(token, claims)
+      if (result.ok) remember(token, claims, header.kid)
       return result
     },
   }

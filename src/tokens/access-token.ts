@@ -43,6 +43,8 @@ export interface AccessTokenSubject {
   familyId: string
   /** RFC 8707: the one API the token is for; undefined for the default audience. */
   audience?: string | undefined
+  /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`); undefined: Bearer. */
+  dpopJkt?: string | undefined
 }
 
 export interface IssuedAccessToken {
@@ -52,7 +54,7 @@ export interface IssuedAccessToken {
   expiresAt: Date
 }
 
-/** RFC 9068 access tokens: typ at+jwt, claims iss sub aud exp iat jti client_id scope grant_id family_id. */
+/** RFC 9068 access tokens: typ at+jwt, claims iss sub aud exp iat jti client_id scope grant_id family_id (+ cnf, RFC 9449). */
 export function createAccessTokenService(
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'accessTokenTtl'>,
   clock: Clock,
@@ -76,6 +78,7 @@ export function createAccessTokenService(
           scope: formatScopes(subject.scopes),
           grant_id: subject.grantId,
           family_id: subject.familyId,
+          ...(subject.dpopJkt === undefined ? {} : { cnf: { jkt: subject.dpopJkt } }),
         },
         keys.activeSigningKey(),
       )

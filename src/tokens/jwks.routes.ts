@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
 import { publicDocumentCors } from '../web/cors.js'
-
-/**
- * Resource servers cache the key set for max-age; jose's remote key set also refetches when it
- * meets an unknown kid, so a short max-age is enough to carry a rotation.
- */
-const JWKS_MAX_AGE_SECONDS = 60
+import { JWKS_MAX_AGE_SECONDS } from './signing-key.service.js'
 
 export function jwksRoutes(services: Pick<Services, 'signingKeys'>) {
   return async (app: FastifyInstance) => {

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto'
 
 /**
  * Private signing keys at rest: AES-256-GCM under KEY_ENCRYPTION_KEY, a fresh 96-bit IV per key.
@@ -39,4 +39,76 @@ export function decryptPrivateKey(stored: string, key: Buffer, kid: string): str
   return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
     'utf8',
   )
+}
+
+/**
+ * A key-encryption key's id, stored beside each private key it encrypts: an HMAC of a fixed label
+ * under the key (so it reveals nothing of the key), 16 base64url characters. It tells which key a row
+ * needs, so that a row under a key no longer configured is named at start, not found at a rotation.
+ */
+export function keyEncryptionKeyId(key: Buffer): string {
+  return createHmac('sha256', key).update('linkauth key-encryption-key id').digest('base64url').slice(0, 16)
+}
+
+export interface KeyEncryptionKey {
+  id: string
+  key: Buffer
+}
+
+/** KEY_ENCRYPTION_KEY (encrypts) and KEY_ENCRYPTION_KEY_PREVIOUS (only decrypts, while rows are re-encrypted). */
+export interface KeyRing {
+  current: KeyEncryptionKey
+  previous?: KeyEncryptionKey | undefined
+}
+
+export function keyRingFrom(current: string, previous?: string): KeyRing {
+  const entry = (text: string): KeyEncryptionKey => {
+    const key = parseKeyEncryptionKey(text)
+    return { id: keyEncryptionKeyId(key), key }
+  }
+  const ring: KeyRing = { current: entry(current) }
+  if (previous) {
+    const p = entry(previous)
+    if (p.id !== ring.current.id) ring.previous = p
+  }
+  return ring
+}
+
+/** A stored private key that none of the configured key-encryption keys opens. */
+export class KeyEncryptionKeyMissingError extends Error {
+  override name = 'KeyEncryptionKeyMissingError'
+  constructor(
+    readonly kid: string,
+    /** The id of the key that encrypted it, when the row records it. */
+    readonly kekId: string | null,
+    ring: KeyRing,
+  ) {
+    const configured = [`KEY_ENCRYPTION_KEY (id ${ring.current.id})`]
+    if (ring.previous) configured.push(`KEY_ENCRYPTION_KEY_PREVIOUS (id ${ring.previous.id})`)
+    super(
+      `signing key ${kid} is encrypted under ${kekId ? `the key-encryption key with id ${kekId}` : 'a key-encryption key'}, which is not ${configured.join(' nor ')}: set KEY_ENCRYPTION_KEY_PREVIOUS to that key, start, and run \`linkauth keys rekey\``,
+    )
+  }
+}
+
+/**
+ * Decrypts a stored private key with the ring: the key the row names, or (a row from before kek_id
+ * was recorded) the current key, then the previous one. Returns the PEM and the id of the key that
+ * opened it; throws KeyEncryptionKeyMissingError when none does.
+ */
+export function decryptWithRing(
+  stored: { kid: string; privateKeyEncrypted: string; kekId: string | null },
+  ring: KeyRing,
+): { pem: string; kekId: string } {
+  const candidates = [ring.current, ...(ring.previous ? [ring.previous] : [])].filter(
+    (k) => stored.kekId === null || k.id === stored.kekId,
+  )
+  for (const k of candidates) {
+    try {
+      return { pem: decryptPrivateKey(stored.privateKeyEncrypted, k.key, stored.kid), kekId: k.id }
+    } catch {
+      // the next candidate, if any
+    }
+  }
+  throw new KeyEncryptionKeyMissingError(stored.kid, stored.kekId, ring)
 }

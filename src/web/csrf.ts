@@ -17,3 +17,4 @@ export function isValidCsrfToken(sessionSecret: string, binding: string, token: 
 export const authorizeBinding = (pendingId: string) => `authorize:${pendingId}`
 export const LOGOUT_BINDING = 'logout'
 export const ACCOUNT_APPS_BINDING = 'account-apps'
+export const ACCOUNT_PASSWORD_BINDING = 'account-password'

@@ -69,6 +69,10 @@ li.connected-app dd { margin: 0; }
   border-top: 1px solid var(--border); padding-top: 1rem; margin-top: 1.5rem; }
 .switch-account p { margin: 0; }
 form + p.small { margin: 1rem 0 0; }
+.app-about { margin: 0 0 1.25rem; }
+.app-description { margin: 0 0 0.5rem; overflow-wrap: anywhere; }
+ul.app-links { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .error { border-top: 4px solid var(--danger); }
 .error .code { color: var(--muted); }
 @media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; } }

@@ -41,6 +41,8 @@ describe('registering a resource server with resource and scopes', () => {
       resource,
       scopes: ['links:read', 'links:write'],
       created_at: body.created_at,
+      disabled_at: null,
+      previous_secret_expires_at: null,
     })
     expect(JSON.stringify(await list())).not.toContain(body.secret)
     expect(await t.services.resourceServers.authenticate(body.id, body.secret)).toEqual({

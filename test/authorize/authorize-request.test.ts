@@ -43,6 +43,7 @@ describe('validateAuthorizationParameters', () => {
         codeChallenge: CHALLENGE,
         prompt: [],
         resources: [],
+        dpopJkt: null,
       },
     })
   })

@@ -22,6 +22,7 @@ const pages = [
   'SECURITY.md',
   'bench/README.md',
   'examples/links-api/README.md',
+  'examples/commerce-api/README.md',
   ...readdirSync('docs')
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),

@@ -62,7 +62,7 @@ it('protects its routes: scopes, 401/403 answers, and a revocation seen at once'
   expect(anonymous.status).toBe(401)
   const metadataUrl = `${server.issuer}/.well-known/oauth-protected-resource/api`
   expect(anonymous.headers.get('www-authenticate')).toBe(
-    `Bearer realm="links", resource_metadata="${metadataUrl}"`,
+    `Bearer realm="links", resource_metadata="${metadataUrl}", DPoP realm="links", resource_metadata="${metadataUrl}", algs="ES256 EdDSA Ed25519 PS256"`,
   )
   const metadata = await call(new URL(metadataUrl).pathname)
   expect(await metadata.json()).toEqual({
@@ -71,6 +71,8 @@ it('protects its routes: scopes, 401/403 answers, and a revocation seen at once'
     scopes_supported: ['links:read', 'links:write'],
     bearer_methods_supported: ['header'],
     resource_name: 'Links API',
+    dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
+    dpop_bound_access_tokens_required: false,
   })
 
   await revokeRequest(server.t, { token, client_id: reader.client.id })

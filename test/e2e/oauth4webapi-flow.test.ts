@@ -2,6 +2,7 @@ import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose'
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
+import { createTestClock } from '../helpers/clock.js'
 import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 
@@ -13,8 +14,10 @@ import { HttpBrowser } from '../helpers/http-browser.js'
 
 let t: TestApp
 let issuer: URL
+// Stands still from now unless moved: the test moves it past the refresh retry window.
+const clock = createTestClock()
 beforeAll(async () => {
-  ;({ t } = await listenTestApp())
+  ;({ t } = await listenTestApp({ clock }))
   issuer = new URL(t.config.issuer)
 })
 afterAll(async () => t.close())
@@ -105,6 +108,22 @@ it('a standard client completes the flow and refreshes; a resource server verifi
   expect(decodeProtectedHeader(refreshed.access_token).kid).toBe(protectedHeader.kid)
   await jwtVerify(refreshed.access_token, jwks, { issuer: as.issuer, audience: t.config.accessTokenAudience })
 
+  // A lost response retried at once (REFRESH_REUSE_WINDOW): a fresh pair, and its refresh token works.
+  const retried = await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
+  )
+  expect(retried.refresh_token).not.toBe(refreshed.refresh_token)
+  await jwtVerify(retried.access_token, jwks, { issuer: as.issuer, audience: t.config.accessTokenAudience })
+  await oauth.processRefreshTokenResponse(
+    as,
+    client,
+    await oauth.refreshTokenGrantRequest(as, client, auth, retried.refresh_token!, insecure),
+  )
+
+  // After the window the spent token is theft: refused (and its family revoked).
+  clock.advance(t.config.refreshReuseWindow)
   const reuse = await oauth
     .processRefreshTokenResponse(
       as,

@@ -29,7 +29,9 @@ let stream: string
 const LIFETIME = 660
 
 beforeAll(async () => {
-  t = await buildTestApp()
+  // No refresh retry window, so that presenting a spent token at once is the reuse that revokes
+  // (test/token/refresh-retry-window.test.ts moves a test clock past the window instead).
+  t = await buildTestApp({ env: { REFRESH_REUSE_WINDOW: '0' } })
   rs = await createResourceServer(t)
   stream = await createStream(t, rs)
 })

@@ -18,3 +18,14 @@ export function createTestClock(start = new Date()): TestClock {
     },
   }
 }
+
+/** A clock that keeps real time, moved ahead by what a test adds with advance(). */
+export function createRunningClock(): Pick<TestClock, 'now' | 'advance'> {
+  let offsetMs = 0
+  return {
+    now: () => new Date(Date.now() + offsetMs),
+    advance: (seconds) => {
+      offsetMs += seconds * 1000
+    },
+  }
+}

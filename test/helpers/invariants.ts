@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 import { expect } from 'vitest'
 import type { Database } from '../../src/db/database.js'
+import { REFRESH_RETRY_ANSWERS } from '../../src/grants/refresh-token.repository.js'
 
 /**
  * DESIGN §4 and §5 as SQL over every table: each query returns the rows that break one rule, so an
@@ -46,10 +47,19 @@ const INVARIANTS: Record<string, string> = {
       from authorization_codes c join grants g on g.id = c.grant_id
      where c.user_id <> g.user_id or c.client_id <> g.client_id or not (c.scopes <@ g.scopes)`,
 
-  'every family has exactly one unrotated refresh token (the head of its chain)': `
-    select f.id as family_id, count(t.token_hash) filter (where t.rotated_at is null) as heads
+  // A rotation swaps a branch's head for its successor; an answer inside the retry window
+  // (REFRESH_REUSE_WINDOW) starts a branch. So heads = 1 + every answer the family's tokens gave.
+  'every family has one unrotated refresh token per branch: 1 + its retry-window answers': `
+    select f.id as family_id, count(t.token_hash) filter (where t.rotated_at is null) as heads,
+           coalesce(sum(t.window_answers), 0) as window_answers
       from refresh_families f left join refresh_tokens t on t.family_id = f.id
-     group by f.id having count(t.token_hash) filter (where t.rotated_at is null) <> 1`,
+     group by f.id
+    having count(t.token_hash) filter (where t.rotated_at is null) <> 1 + coalesce(sum(t.window_answers), 0)`,
+
+  'a refresh token answers inside the retry window only once spent, and at most REFRESH_RETRY_ANSWERS times': `
+    select token_hash, rotated_at, window_answers from refresh_tokens
+     where window_answers < 0 or window_answers > ${REFRESH_RETRY_ANSWERS}
+        or (rotated_at is null and window_answers <> 0)`,
 
   'every rotated refresh token has its successor, made in the same instant': `
     select t.token_hash, t.family_id

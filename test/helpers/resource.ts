@@ -1,4 +1,8 @@
-import { createResourceVerifier, type ResourceVerifierOptions } from '@linkauth/resource'
+import {
+  createResourceVerifier,
+  type ResourceVerifier,
+  type ResourceVerifierOptions,
+} from '@linkauth/resource'
 import { signJwt } from '../../src/tokens/access-token.js'
 import { buildTestApp, type TestApp, type TestAppOptions } from './app.js'
 import { exchangeCode, jwtClaims, type Party } from './fixtures.js'
@@ -71,6 +75,18 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
+}
+
+/** Resolves with the error code once the verifier refuses the token (polling, never a fixed sleep). */
+export function refusal(v: ResourceVerifier, token: string, timeoutMs = 1_000): Promise<string> {
+  return waitFor(
+    () =>
+      v.verify(token).then(
+        () => false,
+        (err: { code: string }) => err.code,
+      ),
+    { timeoutMs, intervalMs: 5, what: 'the token to be refused' },
+  )
 }
 
 /** A real access token for the party (code exchange through the token endpoint). */

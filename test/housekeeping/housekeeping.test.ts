@@ -100,7 +100,8 @@ describe('refresh families past the replay horizon', () => {
     expect(rotated.statusCode).toBe(200)
     const second = rotated.json().refresh_token as string
     const revokedFamily = await familyOf(second)
-    // Reuse: today's answer, and the family is revoked now.
+    // Reuse after the retry window: the family is revoked now.
+    clock.advance(t.config.refreshReuseWindow)
     expect((await refresh(first.refresh_token)).json().error).toBe('invalid_grant')
     const expiring = await exchangeCode(t, party)
     const expiringFamily = await familyOf(expiring.refresh_token)

@@ -4,6 +4,8 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertSession } from '../../src/accounts/session.repository.js'
 import { insertUser } from '../../src/accounts/user.repository.js'
+import { insertPasswordResetToken } from '../../src/accounts/password-reset.repository.js'
+import { insertAuditRows } from '../../src/audit/audit.repository.js'
 import { insertClient } from '../../src/clients/client.repository.js'
 import type { Database } from '../../src/db/database.js'
 import { insertEventStream } from '../../src/events/event-stream.repository.js'
@@ -117,7 +119,30 @@ async function seed(db: Kysely<Database>, at: Date): Promise<void> {
   await denyAccessToken(db, randomUUID(), at, at)
   const server = await insertResourceServer(db, { id: `rs_${randomToken(8)}`, name: 'API', secretHash: 'h' })
   await insertEventStream(db, { resourceServerId: server.id, now: at, idleSince: at, limit: 10 })
+  await db.insertInto('dpop_proof_jtis').values({ key_hash: randomToken(), expires_at: at }).execute()
+  await insertPasswordResetToken(db, {
+    tokenHash: sha256(randomToken()),
+    userId: user.id,
+    createdAt: at,
+    expiresAt: at,
+  })
+  await insertAuditRows(db, [auditRow(new Date(at.getTime() - 500 * 24 * 3600 * 1000))])
 }
+
+const auditRow = (occurredAt: Date) => ({
+  occurredAt,
+  eventType: 'sign_in.succeeded',
+  actorKind: 'anonymous',
+  actorId: null,
+  targetKind: null,
+  targetId: null,
+  userId: null,
+  clientId: null,
+  clientAddress: null,
+  userAgent: null,
+  requestId: null,
+  details: {},
+})
 
 interface PlanNode {
   'Node Type': string
@@ -183,6 +208,9 @@ describe('housekeeping statements on PostgreSQL', () => {
         'revoked_access_tokens_expires_at_idx',
         'revocation_events_until_idx',
         'event_streams_last_polled_at_idx',
+        'dpop_proof_jtis_expires_at_idx',
+        'password_reset_tokens_expires_at_idx',
+        'audit_events_occurred_at_idx',
       ]),
     )
 
@@ -193,6 +221,7 @@ describe('housekeeping statements on PostgreSQL', () => {
       ['pending_authorizations', 'session_id', 'pending_authorizations_session_id_idx'],
       ['revocation_event_acks', 'event_id', 'revocation_event_acks_event_id_idx'],
       ['revocation_event_acks', 'stream_id', 'revocation_event_acks_pkey'],
+      ['password_reset_tokens', 'user_id', 'password_reset_tokens_user_id_idx'],
     ] as const
     for (const [table, column, index] of references) {
       const nodes = await plan(

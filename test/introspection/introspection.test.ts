@@ -305,7 +305,7 @@ describe('keys made by another instance', () => {
       expect((await introspect(t, rs, fromOther.accessToken)).active).toBe(true)
       expect((await introspect(t, rs, tokens.access_token)).active).toBe(true)
     } finally {
-      other.signingKeys.stop()
+      await other.signingKeys.stop()
     }
   })
 })

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REFRESH_RETRY_ANSWERS } from '../../src/grants/refresh-token.repository.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
+import { createTestClock, type TestClock } from '../helpers/clock.js'
 import { hiddenField } from '../helpers/browser.js'
 import { createParty, exchangeCode, type Party, tokenRequest } from '../helpers/fixtures.js'
 import { testEngine } from '../helpers/database.js'
@@ -14,8 +16,10 @@ function sample(text: string, series: string): number | undefined {
 
 let t: TestApp
 let party: Party
+let clock: TestClock
 beforeAll(async () => {
-  t = await buildTestApp({ env: { METRICS_TOKEN } })
+  clock = createTestClock()
+  t = await buildTestApp({ clock, env: { METRICS_TOKEN } })
   party = await createParty(t)
 })
 afterAll(async () => t.close())
@@ -90,7 +94,7 @@ describe('GET /metrics', () => {
     expect(text).not.toContain('secret=abc')
   })
 
-  it('counts tokens per grant type and refresh-token reuse', async () => {
+  it('counts tokens per grant type, retries inside the window and refresh-token reuse', async () => {
     const tokens = await exchangeCode(t, party)
     const refresh = {
       grant_type: 'refresh_token',
@@ -98,10 +102,21 @@ describe('GET /metrics', () => {
       client_id: party.client.id,
     }
     expect((await tokenRequest(t, refresh)).statusCode).toBe(200)
+    // Inside REFRESH_REUSE_WINDOW the spent token is a retry: answered up to the bound, then refused.
+    for (let i = 0; i < REFRESH_RETRY_ANSWERS; i++)
+      expect((await tokenRequest(t, refresh)).statusCode).toBe(200)
+    expect((await tokenRequest(t, refresh)).statusCode).toBe(400)
+    clock.advance(t.config.refreshReuseWindow)
     expect((await tokenRequest(t, refresh)).statusCode).toBe(400) // reuse: the family is revoked
     const text = await scrape()
     expect(sample(text, 'linkauth_tokens_issued_total{grant_type="authorization_code"}')).toBe(1)
-    expect(sample(text, 'linkauth_tokens_issued_total{grant_type="refresh_token"}')).toBe(1)
+    expect(sample(text, 'linkauth_tokens_issued_total{grant_type="refresh_token"}')).toBe(
+      1 + REFRESH_RETRY_ANSWERS,
+    )
+    expect(sample(text, 'linkauth_refresh_token_retries_total{outcome="answered"}')).toBe(
+      REFRESH_RETRY_ANSWERS,
+    )
+    expect(sample(text, 'linkauth_refresh_token_retries_total{outcome="refused"}')).toBe(1)
     expect(sample(text, 'linkauth_refresh_token_reuse_total')).toBe(1)
   })
 

@@ -1,9 +1,11 @@
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REFRESH_RETRY_ANSWERS } from '../../src/grants/refresh-token.repository.js'
 import { s256Challenge } from '../../src/lib/pkce.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
+import { createTestClock } from '../helpers/clock.js'
 import {
   createParty,
   exchangeCode,
@@ -22,7 +24,7 @@ import { createResourceServer, introspect, type ResourceServerCredentials } from
  * i.e. a PKCE downgrade to plain; repeated or non-string parameters; other encodings), send the
  * variants in any order, and compare each answer with the model: a token is issued only for a
  * request equivalent to the valid one, only while the code (or refresh token) is unspent, and so at
- * most once.
+ * most once. A spent refresh token gets its retry window (REFRESH_REUSE_WINDOW) modelled too.
  */
 
 const OTHER_URI = 'https://app.example/other'
@@ -30,8 +32,17 @@ let t: TestApp
 let party: Party
 let other: Party
 let rs: ResourceServerCredentials
+/** Instances over the same database: without the refresh retry window, and with it on a test clock. */
+let noWindow: TestApp
+let windowed: TestApp
+const clock = createTestClock()
 beforeAll(async () => {
   t = await buildTestApp({ env: GENEROUS_LIMITS })
+  noWindow = await buildTestApp({
+    database: t.database,
+    env: { ...GENEROUS_LIMITS, REFRESH_REUSE_WINDOW: '0' },
+  })
+  windowed = await buildTestApp({ database: t.database, clock, env: GENEROUS_LIMITS })
   party = await createParty(t)
   await t.database.db
     .updateTable('clients')
@@ -42,7 +53,10 @@ beforeAll(async () => {
   rs = await createResourceServer(t)
   for (const api of [LINKS_API, SHOP_API]) await registerApi(t, api)
 })
-afterAll(async () => t.close())
+afterAll(async () => {
+  await Promise.all([noWindow.close(), windowed.close()])
+  await t.close()
+})
 
 type Params = Record<string, unknown>
 
@@ -172,9 +186,13 @@ function refreshVariants(token: string): Variant[] {
   ]
 }
 
-function send(params: Params, encoding: Variant['encoding'] = 'form'): Promise<LightMyRequestResponse> {
+function send(
+  params: Params,
+  encoding: Variant['encoding'] = 'form',
+  app = t,
+): Promise<LightMyRequestResponse> {
   if (encoding === 'json')
-    return t.app.inject({
+    return app.app.inject({
       method: 'POST',
       url: '/api/oauth/token',
       headers: { 'content-type': 'application/json' },
@@ -183,7 +201,7 @@ function send(params: Params, encoding: Variant['encoding'] = 'form'): Promise<L
   const form = new URLSearchParams()
   for (const [name, value] of Object.entries(params))
     for (const v of Array.isArray(value) ? value : [value]) form.append(name, String(v))
-  return t.app.inject({
+  return app.app.inject({
     method: 'POST',
     url: '/api/oauth/token',
     headers: {
@@ -256,11 +274,11 @@ describe('the token endpoint as a model', () => {
     await expectInvariants(t.database.db)
   }, 120_000)
 
-  it('rotates a refresh token only for the exact valid request, only once; reuse kills the family', async () => {
+  it('REFRESH_REUSE_WINDOW=0: rotates a refresh token only for the exact valid request, only once; reuse kills the family', async () => {
     const variantCount = refreshVariants('x').length
     await fc.assert(
       fc.asyncProperty(sequence(variantCount), async (picks) => {
-        const start = await exchangeCode(t, party)
+        const start = await exchangeCode(noWindow, party)
         const variants = refreshVariants(start.refresh_token)
         const valid: Params = {
           grant_type: 'refresh_token',
@@ -281,7 +299,7 @@ describe('the token endpoint as a model', () => {
         for (const pick of picks) {
           const variant = variants[pick]!
           const wasLive = await live()
-          const res = await send(variant.change(valid), variant.encoding)
+          const res = await send(variant.change(valid), variant.encoding, noWindow)
           if (variant.equivalent && wasLive) {
             expect(res.statusCode, `${variant.name}: ${res.body}`).toBe(200)
             issued.push(res.json())
@@ -297,6 +315,69 @@ describe('the token endpoint as a model', () => {
         }
       }),
       { numRuns: 120 },
+    )
+    await expectInvariants(t.database.db)
+  }, 120_000)
+
+  it('with the retry window: a spent token answers the valid request inside it, at most the bound; after it reuse kills the family', async () => {
+    const WINDOW = windowed.config.refreshReuseWindow
+    const variants = refreshVariants('x')
+    const equivalents = variants.flatMap((v, i) => (v.equivalent ? [i] : []))
+    // Requests with waits between them that straddle the window's end; mostly valid ones, to reach the bound.
+    const steps = fc.array(
+      fc.record({
+        pick: fc.oneof(
+          { weight: 3, arbitrary: fc.constantFrom(...equivalents) },
+          { weight: 2, arbitrary: fc.nat(variants.length - 1) },
+        ),
+        wait: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(0) },
+          { weight: 1, arbitrary: fc.constantFrom(1, WINDOW - 1, WINDOW) },
+        ),
+      }),
+      { minLength: 1, maxLength: 14 },
+    )
+    await fc.assert(
+      fc.asyncProperty(steps, async (steps) => {
+        const start = await exchangeCode(windowed, party)
+        const variants = refreshVariants(start.refresh_token)
+        const valid: Params = {
+          grant_type: 'refresh_token',
+          refresh_token: start.refresh_token,
+          client_id: party.client.id,
+        }
+        // The model: when the token rotated, how many retries it answered since, whether it was reused.
+        let rotatedAt: number | undefined
+        let answers = 0
+        let revoked = false
+        const issued: TokenBody[] = []
+        for (const { pick, wait } of steps) {
+          clock.advance(wait)
+          const variant = variants[pick]!
+          const res = await send(variant.change(valid), variant.encoding, windowed)
+          const now = clock.now().getTime()
+          const inWindow = rotatedAt !== undefined && now - rotatedAt < WINDOW * 1000
+          const answered =
+            variant.equivalent &&
+            !revoked &&
+            (rotatedAt === undefined || (inWindow && answers < REFRESH_RETRY_ANSWERS))
+          if (answered) {
+            expect(res.statusCode, `${variant.name}: ${res.body}`).toBe(200)
+            issued.push(res.json())
+            if (rotatedAt === undefined) rotatedAt = now
+            else answers++
+          } else {
+            expectError(res, variant.name)
+            if (rotatedAt !== undefined && !inWindow && (variant.equivalent || variant.presents))
+              revoked = true
+          }
+        }
+        expect(issued.length).toBeLessThanOrEqual(1 + REFRESH_RETRY_ANSWERS)
+        // Every answer's refresh token is live until a reuse after the window revokes them all.
+        for (const answer of issued)
+          expect((await introspect(windowed, rs, answer.refresh_token)).active).toBe(!revoked)
+      }),
+      { numRuns: 100 },
     )
     await expectInvariants(t.database.db)
   }, 120_000)

@@ -37,10 +37,13 @@ import { areAccessTokensLive, denyAccessToken } from '../../src/tokens/access-to
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { insertPendingAuthorization } from '../../src/oauth/pending-authorization.repository.js'
 import {
+  deleteResourceServer,
   findResourceServerCredentials,
   findResourceTargets,
   insertResourceServer,
   listEnabledResources,
+  replaceResourceServerSecret,
+  setResourceServerDisabled,
 } from '../../src/resource-servers/resource-server.repository.js'
 import { createTestDatabase, type TestDatabase, testEngine } from '../helpers/database.js'
 
@@ -153,6 +156,7 @@ async function runStep(
     familiesExpiredBefore: BEFORE_ALL,
     eventsUntil: BEFORE_ALL,
     streamsIdleSince: BEFORE_ALL,
+    auditBefore: BEFORE_ALL,
     ...cutoffs,
   }
   const { batch } = HOUSEKEEPING_STEPS.find((s) => s.name === step)!
@@ -287,7 +291,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       const revoked = await db
         .transaction()
         .execute((trx) => revokeGrantsWhere(trx, { grantId: grant.id }, now, 'test'))
-      expect(revoked).toEqual([grant.id])
+      expect(revoked.map((g) => g.id)).toEqual([grant.id])
       const fam = await db
         .selectFrom('refresh_families')
         .select(['revoked_at', 'revoked_reason'])
@@ -321,6 +325,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
           clientId: client.id,
           redirectUri: null,
           resource: null,
+          dpopJkt: null,
           expectedChallenge: challenge,
           familyId: randomUUID(),
           tokenHash: sha256(randomToken()),
@@ -357,6 +362,7 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         clientId: client.id,
         redirectUri: null,
         resource: null,
+        dpopJkt: null,
         expectedChallenge: 'another-challenge-another-challenge-another',
         familyId: randomUUID(),
         tokenHash: sha256(randomToken()),
@@ -598,9 +604,46 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
         secretHash: 'h',
       })
       expect(server).toMatchObject({ resource: null, scopes: [] })
-      expect(await findResourceServerCredentials(db, server.id)).toEqual({ secretHash: 'h', resource: null })
+      expect(await findResourceServerCredentials(db, server.id)).toEqual({
+        secretHash: 'h',
+        previousSecretHash: null,
+        previousSecretExpiresAt: null,
+        resource: null,
+      })
       await db.updateTable('resource_servers').set({ disabled_at: now }).where('id', '=', server.id).execute()
       expect(await findResourceServerCredentials(db, server.id)).toBeUndefined()
+    })
+
+    it('replaces the secret keeping the old hash until the overlap ends, or not at all; disables, enables, deletes', async () => {
+      const db = database.db
+      const server = await insertResourceServer(db, {
+        id: `rs_${randomToken(8)}`,
+        name: 'API',
+        secretHash: 'h1',
+      })
+      const until = new Date(now.getTime() + 3600_000)
+      expect(await replaceResourceServerSecret(db, server.id, 'h2', until)).toMatchObject({
+        previousSecretExpiresAt: until,
+      })
+      expect(await findResourceServerCredentials(db, server.id)).toMatchObject({
+        secretHash: 'h2',
+        previousSecretHash: 'h1',
+        previousSecretExpiresAt: until,
+      })
+      await replaceResourceServerSecret(db, server.id, 'h3', null)
+      expect(await findResourceServerCredentials(db, server.id)).toMatchObject({
+        secretHash: 'h3',
+        previousSecretHash: null,
+        previousSecretExpiresAt: null,
+      })
+      expect(await replaceResourceServerSecret(db, 'rs_nobody', 'h', null)).toBeUndefined()
+
+      const disabled = await setResourceServerDisabled(db, server.id, now)
+      expect(disabled?.disabledAt).toEqual(now)
+      expect((await setResourceServerDisabled(db, server.id, until))?.disabledAt).toEqual(now)
+      expect((await setResourceServerDisabled(db, server.id, null))?.disabledAt).toBeNull()
+      expect(await deleteResourceServer(db, server.id)).toMatchObject({ id: server.id })
+      expect(await deleteResourceServer(db, server.id)).toBeUndefined()
     })
 
     it('finds targets: enabled servers whose resource is exactly one of the strings, in one statement', async () => {

@@ -57,6 +57,10 @@ afterAll(async () => {
   await server.close()
 })
 
+/** The bare DPoP challenge that follows every Bearer one: the verifier takes DPoP-bound tokens too (RFC 9449 §7.2). */
+const dpopChallenge = () =>
+  `DPoP realm="links", resource_metadata="${metadataUrl}", algs="ES256 EdDSA Ed25519 PS256"`
+
 async function call(path: string, init: { method?: string; authorization?: string; body?: string } = {}) {
   const res = await fetch(`${base}${path}`, {
     method: init.method ?? 'GET',
@@ -92,7 +96,7 @@ describe('linkauthResource', () => {
   it('no token: 401 with a challenge of the realm and the metadata URL alone', async () => {
     const res = await call('/links')
     expect(res.status).toBe(401)
-    expect(res.challenge).toBe(`Bearer realm="links", resource_metadata="${metadataUrl}"`)
+    expect(res.challenge).toBe(`Bearer realm="links", resource_metadata="${metadataUrl}", ${dpopChallenge()}`)
     expect(res.json()).toMatchObject({ error: 'invalid_token' })
   })
 
@@ -100,7 +104,7 @@ describe('linkauthResource', () => {
     const res = await call('/links', { authorization: 'Bearer' })
     expect(res.status).toBe(400)
     expect(res.challenge).toMatch(
-      /^Bearer realm="links", resource_metadata="[^"]+", error="invalid_request", error_description="[^"]+"$/,
+      /^Bearer realm="links", resource_metadata="[^"]+", error="invalid_request", error_description="[^"]+", DPoP realm="links", resource_metadata="[^"]+", algs="[^"]+"$/,
     )
     expect(res.json()).toMatchObject({ error: 'invalid_request' })
   })
@@ -119,7 +123,7 @@ describe('linkauthResource', () => {
     const res = await call('/links', { authorization: `Bearer ${forged}` })
     expect(res.status).toBe(401)
     expect(res.challenge).toBe(
-      `Bearer realm="links", resource_metadata="${metadataUrl}", error="invalid_token", error_description="The access token is not meant for this API."`,
+      `Bearer realm="links", resource_metadata="${metadataUrl}", error="invalid_token", error_description="The access token is not meant for this API.", ${dpopChallenge()}`,
     )
     expect(res.json()).toEqual({
       error: 'invalid_token',
@@ -137,7 +141,7 @@ describe('linkauthResource', () => {
     })
     expect(res.status).toBe(403)
     expect(res.challenge).toBe(
-      `Bearer realm="links", resource_metadata="${metadataUrl}", error="insufficient_scope", error_description="The access token does not grant every scope this request needs.", scope="links:write"`,
+      `Bearer realm="links", resource_metadata="${metadataUrl}", error="insufficient_scope", error_description="The access token does not grant every scope this request needs.", scope="links:write", ${dpopChallenge()}`,
     )
     expect(res.json()).toMatchObject({ error: 'insufficient_scope' })
     expect(handled).toEqual([])
@@ -201,8 +205,8 @@ describe('every 401 names the metadata document (RFC 9728 §5.1)', () => {
     expect(res.status).toBe(401)
     expect(res.challenge).toBe(
       description === undefined
-        ? `Bearer realm="links", resource_metadata="${metadataUrl}"`
-        : `Bearer realm="links", resource_metadata="${metadataUrl}", error="invalid_token", error_description="${description}"`,
+        ? `Bearer realm="links", resource_metadata="${metadataUrl}", ${dpopChallenge()}`
+        : `Bearer realm="links", resource_metadata="${metadataUrl}", error="invalid_token", error_description="${description}", ${dpopChallenge()}`,
     )
     expect(res.json()).toMatchObject({ error: 'invalid_token' })
   })
@@ -217,6 +221,8 @@ describe('every 401 names the metadata document (RFC 9728 §5.1)', () => {
       // Not given as an option: the scopes the routes declare, in the order they appear.
       scopes_supported: ['links:read', 'links:write'],
       bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
+      dpop_bound_access_tokens_required: false,
     })
     // The bare well-known path serves the same document (RFC 9728 §3: the default location).
     const bare = await fetch(`${base}/.well-known/oauth-protected-resource`)
@@ -225,9 +231,12 @@ describe('every 401 names the metadata document (RFC 9728 §5.1)', () => {
 })
 
 describe('the RFC 9728 examples', () => {
-  /** An API of the RFC's example host, with this authorization server's tokens signed for it. */
+  /**
+   * An API of the RFC's example host, with this authorization server's tokens signed for it. Bearer
+   * tokens only, as in the RFC's examples (no DPoP challenge, no DPoP metadata).
+   */
   async function exampleApi(resource: string, options: { resourceName?: string; realm?: string } = {}) {
-    const v = await jwksOnlyVerifier(server, { resource })
+    const v = await jwksOnlyVerifier(server, { resource, dpop: false })
     const app = Fastify()
     await app.register(linkauthResource, {
       verifier: v,

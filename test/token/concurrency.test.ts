@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REFRESH_RETRY_ANSWERS } from '../../src/grants/refresh-token.repository.js'
 import { sha256 } from '../../src/lib/secrets.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { testEngine } from '../helpers/database.js'
@@ -19,18 +20,24 @@ let t: TestApp
 let party: Party
 let base: string
 let rs: ResourceServerCredentials
+/** A second instance over the same database with REFRESH_REUSE_WINDOW=0: the behaviour before it. */
+let noWindow: TestApp
+let noWindowBase: string
 beforeAll(async () => {
   t = await buildTestApp()
   party = await createParty(t)
   rs = await createResourceServer(t)
   base = await t.app.listen({ port: 0, host: '127.0.0.1' })
+  noWindow = await buildTestApp({ database: t.database, env: { REFRESH_REUSE_WINDOW: '0' } })
+  noWindowBase = await noWindow.app.listen({ port: 0, host: '127.0.0.1' })
 })
 afterAll(async () => {
+  await noWindow.close()
   await t.close()
 })
 
-function post(params: Record<string, string>) {
-  return fetch(`${base}/api/oauth/token`, {
+function post(params: Record<string, string>, at = base) {
+  return fetch(`${at}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(params),
@@ -38,12 +45,63 @@ function post(params: Record<string, string>) {
 }
 
 describe(`concurrent token requests (${testEngine()})`, () => {
-  it('of 20 simultaneous refreshes of one token exactly one succeeds', async () => {
+  it('of 20 simultaneous refreshes of one token inside the retry window, 1 + REFRESH_RETRY_ANSWERS succeed, each usable; no revocation', async () => {
     const first = await exchangeCode(t, party)
     const familyId = jwtClaims(first.access_token).family_id as string
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
         post({ grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: party.client.id }),
+      ),
+    )
+    const bodies = await Promise.all(answers.map(async (a) => ({ status: a.status, body: await a.json() })))
+    const won = bodies.filter((b) => b.status === 200).map((b) => b.body as TokenBody)
+    const lost = bodies.filter((b) => b.status !== 200)
+    // One rotation and the bounded retries: the bound holds however the requests interleave.
+    expect(won).toHaveLength(1 + REFRESH_RETRY_ANSWERS)
+    expect(lost.map((b) => [b.status, (b.body as { error: string }).error])).toEqual(
+      Array(20 - won.length).fill([400, 'invalid_grant']),
+    )
+    // One family, not revoked: the spent token, and one unrotated head per answer (the branches).
+    const family = await t.database.db
+      .selectFrom('refresh_families')
+      .select(['revoked_at'])
+      .where('id', '=', familyId)
+      .executeTakeFirstOrThrow()
+    expect(family.revoked_at).toBeNull()
+    const tokens = await t.database.db
+      .selectFrom('refresh_tokens')
+      .select(['token_hash', 'rotated_at', 'window_answers'])
+      .where('family_id', '=', familyId)
+      .execute()
+    expect(tokens).toHaveLength(1 + won.length)
+    const spent = tokens.find((r) => r.token_hash === sha256(first.refresh_token))!
+    expect(spent).toMatchObject({ window_answers: REFRESH_RETRY_ANSWERS })
+    expect(spent.rotated_at).not.toBeNull()
+    expect(new Set(won.map((w) => w.refresh_token)).size).toBe(won.length)
+    await expectInvariants(t.database.db)
+    // Every answer works: its access token introspects active, its refresh token rotates in turn.
+    for (const answer of won) {
+      expect(jwtClaims(answer.access_token).family_id).toBe(familyId)
+      expect((await introspect(t, rs, answer.access_token)).active).toBe(true)
+    }
+    const next = await Promise.all(
+      won.map((w) =>
+        post({ grant_type: 'refresh_token', refresh_token: w.refresh_token, client_id: party.client.id }),
+      ),
+    )
+    expect(next.map((n) => n.status)).toEqual(Array(won.length).fill(200))
+    await expectInvariants(t.database.db)
+  })
+
+  it('REFRESH_REUSE_WINDOW=0: of 20 simultaneous refreshes of one token exactly one succeeds', async () => {
+    const first = await exchangeCode(noWindow, party)
+    const familyId = jwtClaims(first.access_token).family_id as string
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        post(
+          { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: party.client.id },
+          noWindowBase,
+        ),
       ),
     )
     const statuses = answers.map((a) => a.status)

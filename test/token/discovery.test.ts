@@ -1,14 +1,17 @@
 import * as oauth from 'oauth4webapi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
+import { createTestClock, type TestClock } from '../helpers/clock.js'
 import { createParty, mintCode, type Party, REDIRECT_URI } from '../helpers/fixtures.js'
 
 // The issuer must be the address the client reaches, so the app is built for a port found first.
 let t: TestApp
 let party: Party
 let issuer: URL
+let clock: TestClock
 beforeAll(async () => {
-  ;({ t } = await listenTestApp())
+  clock = createTestClock()
+  ;({ t } = await listenTestApp({ clock }))
   issuer = new URL(t.config.issuer)
   party = await createParty(t)
 })
@@ -41,6 +44,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       authorization_response_iss_parameter_supported: true,
       revocation_event_streams_endpoint: `${base}/api/events/streams`,
       protected_resources: [],
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
     })
   })
 })
@@ -101,7 +105,8 @@ describe('oauth4webapi as the third-party client', () => {
     expect(refreshed.access_token).not.toBe(exchanged.access_token)
     expect(refreshed.refresh_token).not.toBe(exchanged.refresh_token)
 
-    // The rotated-away refresh token is refused, as oauth4webapi sees it.
+    // The rotated-away refresh token, after the retry window, is refused, as oauth4webapi sees it.
+    clock.advance(t.config.refreshReuseWindow)
     const reused = oauth.processRefreshTokenResponse(
       as,
       client,

@@ -40,6 +40,7 @@ describe('housekeepingCutoffs', () => {
       familiesExpiredBefore: ago(3 * 24 * 3600),
       eventsUntil: now,
       streamsIdleSince: idle,
+      auditBefore: ago(400 * 24 * 3600),
     })
   })
 

@@ -1,7 +1,9 @@
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_links.js'
+import * as m0002 from './0002_imports.js'
 
 /** Every migration of the links API, in order. Names are frozen once landed. */
 export const migrations: Record<string, Migration> = {
   '0001_links': m0001,
+  '0002_imports': m0002,
 }

@@ -2,6 +2,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
 import { linkauthResource, type ResourceVerifier } from '@linkauth/resource'
 import type { LinksDatabase } from './db/database.js'
+import { importRoutes } from './imports/import.routes.js'
+import {
+  createImportService,
+  DEFAULT_IMPORT_SETTINGS,
+  type ImportServiceDeps,
+  type ImportSettings,
+} from './imports/import.service.js'
+import { linksOpenApiDocument, openApiRoute } from './openapi.js'
 import { linkInputSchemas } from './links/link-input.js'
 import { linkRoutes } from './links/link.routes.js'
 import { createLinkService } from './links/link.service.js'
@@ -10,11 +18,13 @@ import { errorHandling } from './web/error-handler.js'
 import { healthRoutes } from './web/health.routes.js'
 
 export interface LinksAppDeps {
-  config: { publicUrl: string }
+  config: { publicUrl: string; imports?: Partial<ImportSettings> }
   db: Kysely<LinksDatabase>
   verifier: ResourceVerifier
   clock?: { now(): Date }
   logger?: FastifyBaseLogger
+  /** Tests: a hook inside each import batch's transaction (a throw aborts the batch, as a crash would). */
+  beforeImportBatchCommit?: ImportServiceDeps['beforeBatchCommit']
 }
 
 /** The links API: JSON under /api (every route with its scopes), short URLs at /:slug, health. */
@@ -22,7 +32,9 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
   const app = Fastify({
     ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: 16 * 1024,
-    requestTimeout: 30_000,
+    // Long enough for an import upload (LINKS_IMPORT_MAX_BYTES, staged as it arrives); headers
+    // still have to arrive within Node's headersTimeout (60 s).
+    requestTimeout: 300_000,
     keepAliveTimeout: 5_000,
     routerOptions: { maxParamLength: 200 },
   })
@@ -36,9 +48,25 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
     verifier: deps.verifier,
     realm: 'links-api',
     resourceName: 'Links API',
+    // DPoP proofs (RFC 9449) name the URL the client called: the API's public URL.
+    publicUrl: deps.config.publicUrl,
   })
   const links = createLinkService({ db: deps.db, clock: deps.clock ?? { now: () => new Date() } })
   await app.register(linkRoutes(links, linkInputSchemas(deps.config.publicUrl), deps.config.publicUrl))
+  const imports = createImportService({
+    db: deps.db,
+    clock: deps.clock ?? { now: () => new Date() },
+    publicUrl: deps.config.publicUrl,
+    settings: { ...DEFAULT_IMPORT_SETTINGS, ...deps.config.imports },
+    logger: app.log,
+    ...(deps.beforeImportBatchCommit ? { beforeBatchCommit: deps.beforeImportBatchCommit } : {}),
+  })
+  await app.register(importRoutes(imports))
+  app.decorate('importRunner', imports.runner)
+  // Jobs left waiting (or by an instance that died) are taken up once the app is ready.
+  app.addHook('onReady', async () => imports.runner.start())
+  app.addHook('onClose', async () => imports.runner.stop())
+  await app.register(openApiRoute(linksOpenApiDocument(deps.config.publicUrl)))
   await app.register(redirectRoutes(links))
   await app.register(healthRoutes(deps.db, deps.verifier))
   return app

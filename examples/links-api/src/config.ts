@@ -1,50 +1,42 @@
-import { isResourceIdentifier } from '@linkauth/resource'
 import { z } from 'zod'
-
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === '' ? undefined : v))
-const baseUrl = (what: string) =>
-  optional.pipe(
-    z
-      .url({ protocol: /^https?$/, error: `an http(s) URL (${what})` })
-      .refine((v) => !v.includes('?') && !v.includes('#'), 'an http(s) URL without query or fragment')
-      .transform((v) => v.replace(/\/+$/, ''))
-      .optional(),
-  )
-const seconds = (fallback: number, min: number) =>
-  z.coerce.number().int().min(min).max(3600).default(fallback)
+import {
+  baseUrl,
+  credentialId,
+  credentialSecret,
+  databaseUrl,
+  logLevel,
+  parseEnvironment,
+  poolSize,
+  port,
+  resourceIdentifier,
+  seconds,
+  verification,
+} from '../../shared/config.js'
 
 /** Every setting the links API reads from the environment, with its default. */
 export const linksConfigSchema = z.object({
-  LINKS_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+  LINKS_PORT: port(3002),
   LINKS_HOST: z.string().min(1).default('127.0.0.1'),
   LINKS_PUBLIC_URL: baseUrl('the address short links are served at'),
-  LINKS_DATABASE_URL: optional.pipe(
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL')
-      .optional(),
-  ),
-  LINKS_DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  LINKS_DATABASE_URL: databaseUrl,
+  LINKS_DATABASE_POOL_SIZE: poolSize,
   LINKS_DATA_DIR: z.string().min(1).default('./.data/links-api'),
   LINKAUTH_ISSUER: baseUrl('the authorization server'),
-  LINKS_API_RESOURCE: optional.pipe(
-    z
-      .string()
-      .refine(
-        isResourceIdentifier,
-        'an absolute https URI (http on a loopback host) without fragment, at most 2048 characters',
-      )
-      .optional(),
-  ),
-  LINKS_RESOURCE_SERVER_ID: optional.pipe(z.string().min(1).max(200)),
-  LINKS_RESOURCE_SERVER_SECRET: optional.pipe(z.string().min(1).max(500)),
-  LINKS_VERIFICATION: z.enum(['local', 'introspection']).default('local'),
+  LINKS_API_RESOURCE: resourceIdentifier,
+  LINKS_RESOURCE_SERVER_ID: credentialId,
+  LINKS_RESOURCE_SERVER_SECRET: credentialSecret,
+  LINKS_VERIFICATION: verification,
   LINKS_INTROSPECTION_CACHE: seconds(5, 0),
   LINKS_MAX_FEED_STALENESS: seconds(10, 1),
-  LINKS_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LINKS_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(50 * 1024 * 1024),
+  LINKS_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
+  LINKS_IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+  LINKS_LOG_LEVEL: logLevel,
 })
 
 export interface LinksConfig {
@@ -63,6 +55,8 @@ export interface LinksConfig {
   readonly verification: 'local' | 'introspection'
   readonly introspectionCacheSeconds: number
   readonly maxFeedStalenessSeconds: number
+  /** Imports: bytes and rows an upload may have, rows per committed batch. */
+  readonly imports: { readonly maxBytes: number; readonly maxRows: number; readonly batchSize: number }
   readonly logLevel: z.output<typeof linksConfigSchema>['LINKS_LOG_LEVEL']
 }
 
@@ -80,16 +74,11 @@ export function loadLinksConfig(env: Record<string, string | undefined>): Readon
     throw new LinksConfigError(
       'LINKS_AUDIENCE is no longer read: the links API accepts tokens for its own resource identifier, LINKS_API_RESOURCE (default $LINKS_PUBLIC_URL/api), registered with the authorization server',
     )
-  const result = linksConfigSchema.safeParse(env)
-  if (!result.success) {
-    const issue = result.error.issues[0]!
-    const name = String(issue.path[0] ?? 'environment')
-    const shown = name.endsWith('SECRET') ? '(hidden)' : JSON.stringify(env[name])
-    if (name.startsWith('LINKS_RESOURCE_SERVER_') && !env[name])
-      throw new LinksConfigError(`${name} is not set: ${HOW_TO_GET_CREDENTIALS}`)
-    throw new LinksConfigError(`${name}: ${issue.message} (got ${shown})`)
-  }
-  const e = result.data
+  const e = parseEnvironment(linksConfigSchema, env, {
+    credentialPrefix: 'LINKS_RESOURCE_SERVER_',
+    howToGetCredentials: HOW_TO_GET_CREDENTIALS,
+    makeError: (message) => new LinksConfigError(message),
+  })
   const issuer = e.LINKAUTH_ISSUER ?? 'http://localhost:3000'
   const publicUrl = e.LINKS_PUBLIC_URL ?? `http://localhost:${e.LINKS_PORT}`
   return Object.freeze({
@@ -106,6 +95,11 @@ export function loadLinksConfig(env: Record<string, string | undefined>): Readon
     verification: e.LINKS_VERIFICATION,
     introspectionCacheSeconds: e.LINKS_INTROSPECTION_CACHE,
     maxFeedStalenessSeconds: e.LINKS_MAX_FEED_STALENESS,
+    imports: Object.freeze({
+      maxBytes: e.LINKS_IMPORT_MAX_BYTES,
+      maxRows: e.LINKS_IMPORT_MAX_ROWS,
+      batchSize: e.LINKS_IMPORT_BATCH_SIZE,
+    }),
     logLevel: e.LINKS_LOG_LEVEL,
   })
 }

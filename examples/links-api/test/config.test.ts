@@ -20,6 +20,7 @@ describe('the links API configuration', () => {
       verification: 'local',
       introspectionCacheSeconds: 5,
       maxFeedStalenessSeconds: 10,
+      imports: { maxBytes: 52_428_800, maxRows: 200_000, batchSize: 500 },
       logLevel: 'info',
     })
     const custom = loadLinksConfig({

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
+import { accessTokenHash } from '@linkauth/resource/dpop'
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildLinksApp } from '../src/app.js'
 import { connectLinksDatabase } from '../src/db/connect.js'
@@ -440,7 +442,7 @@ describe('tokens the links API refuses', () => {
     expect(res.status).toBe(401)
     expect(res.body.error).toBe('invalid_token')
     expect(res.headers.get('www-authenticate')).toMatch(
-      /^Bearer realm="links-api", resource_metadata="https:\/\/links\.example\.com\/\.well-known\/oauth-protected-resource\/api", error="invalid_token", error_description="[^"]+"$/,
+      /^Bearer realm="links-api", resource_metadata="https:\/\/links\.example\.com\/\.well-known\/oauth-protected-resource\/api", error="invalid_token", error_description="[^"]+", DPoP realm="links-api", resource_metadata="https:\/\/links\.example\.com\/\.well-known\/oauth-protected-resource\/api", algs="ES256 EdDSA Ed25519 PS256"$/,
     )
   })
 
@@ -448,7 +450,7 @@ describe('tokens the links API refuses', () => {
     const metadataPath = '/.well-known/oauth-protected-resource/api'
     const none = await api('GET', '/api/links', undefined)
     expect(none.headers.get('www-authenticate')).toBe(
-      `Bearer realm="links-api", resource_metadata="https://links.example.com${metadataPath}"`,
+      `Bearer realm="links-api", resource_metadata="https://links.example.com${metadataPath}", DPoP realm="links-api", resource_metadata="https://links.example.com${metadataPath}", algs="ES256 EdDSA Ed25519 PS256"`,
     )
     const res = await fetch(`${linksBase}${metadataPath}`)
     expect(res.status).toBe(200)
@@ -460,6 +462,8 @@ describe('tokens the links API refuses', () => {
       scopes_supported: ['links:write', 'links:read'],
       bearer_methods_supported: ['header'],
       resource_name: 'Links API',
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
+      dpop_bound_access_tokens_required: false,
     })
   })
 
@@ -467,7 +471,7 @@ describe('tokens the links API refuses', () => {
     const none = await api('GET', '/api/links', undefined)
     expect(none.status).toBe(401)
     expect(none.headers.get('www-authenticate')).toMatch(
-      /^Bearer realm="links-api", resource_metadata="[^"]+"$/,
+      /^Bearer realm="links-api", resource_metadata="[^"]+", DPoP realm="links-api", resource_metadata="[^"]+", algs="[^"]+"$/,
     )
     const basic = await api('GET', '/api/links', undefined, undefined, {
       headers: { authorization: 'Basic dXNlcjpwYXNz' },
@@ -478,6 +482,33 @@ describe('tokens the links API refuses', () => {
     })
     expect(malformed.status).toBe(400)
     expect(malformed.body.error).toBe('invalid_request')
+  })
+
+  it('takes DPoP-bound tokens (RFC 9449) with a proof for its public URL, and refuses them as Bearer', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256')
+    const jwk = await exportJWK(publicKey)
+    const bound = resigned({ cnf: { jkt: await calculateJwkThumbprint(jwk) } })
+    const proof = (htu: string) =>
+      new SignJWT({ htm: 'GET', htu, jti: crypto.randomUUID(), ath: accessTokenHash(bound) })
+        .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk })
+        .setIssuedAt()
+        .sign(privateKey)
+    const dpop = (htu: string) =>
+      proof(htu).then((p) =>
+        api('GET', '/api/links', undefined, undefined, {
+          headers: { authorization: `DPoP ${bound}`, dpop: p },
+        }),
+      )
+    expect((await dpop(`${linksBase}/api/links`)).status).toBe(200)
+    const elsewhere = await dpop(`${LINKS_RESOURCE}/links`)
+    expect(elsewhere.status).toBe(401)
+    expect(elsewhere.body.error).toBe('invalid_dpop_proof')
+    expect(elsewhere.headers.get('www-authenticate')).toMatch(
+      /^DPoP realm="links-api", .*error="invalid_dpop_proof"/,
+    )
+    const asBearer = await api('GET', '/api/links', bound)
+    expect(asBearer.status).toBe(401)
+    expect(asBearer.body.error).toBe('invalid_token')
   })
 
   it('a refused request never reaches the handler: nothing is created', async () => {

@@ -1,4 +1,4 @@
-import { InvalidRequestError, missingToken } from './errors.js'
+import { type AuthScheme, InvalidRequestError, missingToken } from './errors.js'
 
 /** RFC 6750 §2.1: `Bearer 1*SP b64token`; the scheme is case-insensitive (RFC 7235 §2.1). */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
@@ -18,6 +18,28 @@ export function bearerToken(header: string | undefined): string {
       'The Authorization header must be "Bearer" followed by one space and the access token.',
     )
   return match[1]!
+}
+
+/** RFC 9449 §7.1: `DPoP 1*SP token68`, the scheme case-insensitive like Bearer's. */
+const DPOP = /^DPoP +([A-Za-z0-9\-._~+/]+=*) *$/i
+const DPOP_SCHEME = /^DPoP(?:\s|$)/i
+
+/**
+ * The access token and its scheme: `Bearer` (RFC 6750) or `DPoP` (RFC 9449 §7.1). No header, or
+ * another scheme, is a request without our credentials (401, bare challenges); either scheme with
+ * nothing usable after it is malformed (400 invalid_request).
+ */
+export function authorizationToken(header: string | undefined): { scheme: AuthScheme; token: string } {
+  if (header !== undefined && DPOP_SCHEME.test(header)) {
+    const match = DPOP.exec(header)
+    if (!match)
+      throw new InvalidRequestError(
+        'malformed_authorization',
+        'The Authorization header must be "DPoP" followed by one space and the access token.',
+      )
+    return { scheme: 'DPoP', token: match[1]! }
+  }
+  return { scheme: 'Bearer', token: bearerToken(header) }
 }
 
 /**

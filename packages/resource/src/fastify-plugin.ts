@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import fp from 'fastify-plugin'
 import type { AccessTokenClaims } from './jwks-token-verifier.js'
 import { queryTokenError } from './authorization-header.js'
-import { type ChallengeContext, ResourceAuthError, VerifierUnavailableError } from './errors.js'
+import { type ChallengeContext, challengeOf, ResourceAuthError, VerifierUnavailableError } from './errors.js'
 import { protectedResourceMetadata } from './protected-resource-metadata.js'
 import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadataUrl } from './resource-identifier.js'
 import type { ResourceVerifier } from './resource-verifier.js'
@@ -29,11 +29,42 @@ export interface LinkauthResourceOptions {
    * `config.scopes`, in the order they first appear.
    */
   scopesSupported?: readonly string[]
+  /**
+   * The URL clients call the API at (scheme, host and any path prefix in front of the routes): a
+   * DPoP proof's `htu` must name it (RFC 9449 §4.3). Default: the origin of the resource identifier.
+   */
+  publicUrl?: string
 }
 
-function refuse(reply: FastifyReply, err: ResourceAuthError, context: ChallengeContext): FastifyReply {
+/**
+ * The challenges of a refusal. A DPoP request (or a DPoP-only API) is answered with a `DPoP`
+ * challenge carrying the error (RFC 9449 §7.1); a bearer request with a `Bearer` one, followed, where
+ * the API takes DPoP tokens too, by a bare `DPoP` challenge naming the proof algorithms, so a client
+ * learns both schemes from one 401 (RFC 9449 §7.2, RFC 7235 §4.1).
+ */
+function challenges(err: ResourceAuthError, context: ChallengeContext, verifier: ResourceVerifier): string[] {
+  const dpop = verifier.dpop
+  const dpopContext: ChallengeContext = { ...context, scheme: 'DPoP', dpopAlgorithms: dpop?.algorithms }
+  if (dpop && (err.scheme === 'DPoP' || (dpop.required && err.code === 'missing_token')))
+    return [err.challenge(dpopContext)]
+  const bearer = err.challenge({ ...context, scheme: 'Bearer' })
+  return dpop ? [bearer, challengeOf(dpopContext)] : [bearer]
+}
+
+function refuse(
+  reply: FastifyReply,
+  err: ResourceAuthError,
+  context: ChallengeContext,
+  verifier: ResourceVerifier,
+): FastifyReply {
   if (err instanceof VerifierUnavailableError) reply.header('retry-after', String(err.retryAfterSeconds))
-  else reply.header('www-authenticate', err.challenge(context))
+  else {
+    const list = challenges(err, context, verifier)
+    reply.header('www-authenticate', list.length === 1 ? list[0] : list)
+  }
+  // RFC 9449 §9: the nonce to put in the next proof comes with the refusal that asks for it.
+  if (err.error === 'use_dpop_nonce' && verifier.dpop?.nonce)
+    reply.header('dpop-nonce', verifier.dpop.nonce.current())
   return reply.code(err.status).header('cache-control', 'no-store').send(err.toJSON())
 }
 
@@ -58,6 +89,7 @@ function serveMetadata(app: FastifyInstance, options: LinkauthResourceOptions, d
             issuer,
             scopes: options.scopesSupported ?? [...declared],
             resourceName: options.resourceName,
+            dpop: options.verifier.dpop,
           }),
         ),
     )
@@ -76,6 +108,7 @@ const plugin: FastifyPluginAsync<LinkauthResourceOptions> = async (app, options)
     realm: options.realm,
     resourceMetadata: protectedResourceMetadataUrl(options.verifier.resource),
   }
+  const publicUrl = (options.publicUrl ?? new URL(options.verifier.resource).origin).replace(/\/+$/, '')
   const declared = new Set<string>()
   app.addHook('onRoute', (route) => {
     const scopes = (route.config as { scopes?: readonly string[] } | undefined)?.scopes
@@ -92,10 +125,18 @@ const plugin: FastifyPluginAsync<LinkauthResourceOptions> = async (app, options)
       const query = request.query
       if (typeof query === 'object' && query !== null && 'access_token' in query)
         throw queryTokenError(header !== undefined)
-      request.auth = await options.verifier.verifyAuthorization(header, scopes)
+      request.auth = await options.verifier.verifyRequest(
+        {
+          authorization: header,
+          dpop: request.headers.dpop,
+          method: request.method,
+          url: publicUrl + request.url,
+        },
+        scopes,
+      )
     } catch (err) {
       if (!(err instanceof ResourceAuthError)) throw err
-      return refuse(reply, err, context)
+      return refuse(reply, err, context, options.verifier)
     }
   })
 }

@@ -6,7 +6,9 @@
  */
 export type { AccessTokenClaims } from './jwks-token-verifier.js'
 export {
+  type AuthScheme,
   type ChallengeContext,
+  DpopProofRefusedError,
   InsufficientScopeError,
   InvalidRequestError,
   InvalidTokenError,
@@ -28,7 +30,16 @@ export {
   protectedResourceMetadataUrl,
 } from './resource-identifier.js'
 export {
+  createDpopNonceSource,
+  createRedisReplayStore,
+  type DpopNonceOptions,
+  type DpopNonceSource,
+  type RedisSetNx,
+} from './dpop-shared.js'
+export {
   createResourceVerifier,
+  type DpopSettings,
+  type ResourceRequest,
   type ResourceVerifier,
   type ResourceVerifierOptions,
   type VerifierMode,

@@ -16,6 +16,12 @@ export interface IntrospectionClientOptions {
   onError: (err: unknown) => void
 }
 
+function sameBinding(answer: Record<string, unknown>, claims: AccessTokenClaims): boolean {
+  if (!claims.cnf) return answer.token_type === 'Bearer'
+  const cnf = answer.cnf as { jkt?: unknown } | undefined
+  return answer.token_type === 'DPoP' && typeof cnf === 'object' && cnf?.jkt === claims.cnf.jkt
+}
+
 /**
  * RFC 7662 client: asks the authorization server whether an access token is still active (the
  * revocation check when there is no fresh feed). The token was verified locally first, so only
@@ -63,8 +69,9 @@ export function createIntrospectionClient(options: IntrospectionClientOptions) {
       if (cached !== undefined && cached > options.now().getTime()) return
       activeUntil.delete(key)
       const answer = await ask(token)
-      // An answer about another token (a refresh token, or a mix-up) does not vouch for this one.
-      if (answer.active !== true || answer.jti !== claims.jti || answer.token_type !== 'Bearer')
+      // An answer about another token (a refresh token, or a mix-up) does not vouch for this one; a
+      // bound token is a DPoP one with the same key (RFC 9449 §6.2), any other a Bearer one.
+      if (answer.active !== true || answer.jti !== claims.jti || !sameBinding(answer, claims))
         throw invalidToken('token_inactive', 'The access token is no longer active.')
       remember(key, claims.exp)
     },

@@ -53,6 +53,12 @@ export interface JwksCache {
    * authenticated feed), which needs no floor against made-up ones.
    */
   refetchSince(since: number): Promise<boolean>
+  /**
+   * A signing key the authorization server revoked (its feed said so): dropped from the set at once,
+   * and kept out of every set fetched until `until` (epoch seconds; an HTTP cache may still serve the
+   * old set), then the set is fetched again. Tokens it signed fail with unknown_key.
+   */
+  revokeKey(kid: string, until: number): Promise<void>
   /** Grows when a refetch drops a kid: what was verified with a dropped key must be verified again. */
   readonly generation: number
   readonly fetches: number
@@ -75,6 +81,21 @@ export function createJwksCache(
   let inFlight: Promise<void> | undefined
   let generation = 0
   let fetches = 0
+  let keys: JWK[] = []
+  /** Revoked kids, each until (epoch seconds) the authorization server said. */
+  const revoked = new Map<string, number>()
+
+  /** Installs the set: what was fetched, less the revoked keys. */
+  function install(fetched: JWK[]): void {
+    const now = Date.now() / 1000
+    for (const [kid, until] of revoked) if (until <= now) revoked.delete(kid)
+    keys = fetched
+    const usable = fetched.filter((k) => k.kid === undefined || !revoked.has(k.kid))
+    keySet = createLocalJWKSet({ keys: usable } as JSONWebKeySet)
+    const next = new Set(usable.flatMap((k) => (k.kid ? [k.kid] : [])))
+    if ([...kids].some((kid) => !next.has(kid))) generation++
+    kids = next
+  }
 
   async function fetchSet(): Promise<void> {
     fetches++
@@ -85,15 +106,12 @@ export function createJwksCache(
     })
     const body = await jsonObject(res, `JWKS at ${jwksUri.href}`)
     if (!Array.isArray(body.keys)) throw new errors.JWKSInvalid('JWKS: no "keys" array')
-    const keys = (body.keys as JWK[]).flatMap((k) => {
-      const key = typeof k === 'object' && k !== null ? usableKey(k) : undefined
-      return key ? [key] : []
-    })
-    const set: JSONWebKeySet = { keys: keys as JSONWebKeySet['keys'] }
-    keySet = createLocalJWKSet(set)
-    const next = new Set(keys.flatMap((k) => (k.kid ? [k.kid] : [])))
-    if ([...kids].some((kid) => !next.has(kid))) generation++
-    kids = next
+    install(
+      (body.keys as JWK[]).flatMap((k) => {
+        const key = typeof k === 'object' && k !== null ? usableKey(k) : undefined
+        return key ? [key] : []
+      }),
+    )
     fetchedAt = performance.now()
   }
 
@@ -131,10 +149,17 @@ export function createJwksCache(
     }
   }
 
+  async function revokeKey(kid: string, until: number): Promise<void> {
+    revoked.set(kid, Math.max(until, revoked.get(kid) ?? 0))
+    install(keys) // at once, before any fetch
+    await refetchSince(performance.now()).catch(options.onError ?? (() => {}))
+  }
+
   return {
     getKey,
     load: refresh,
     refetchSince,
+    revokeKey,
     get generation() {
       return generation
     },

@@ -1,6 +1,21 @@
 import { type AccessTokenClaims, createJwksTokenVerifier } from './jwks-token-verifier.js'
-import { bearerToken } from './authorization-header.js'
-import { InsufficientScopeError, invalidToken } from './errors.js'
+import { authorizationToken, bearerToken } from './authorization-header.js'
+import {
+  createMemoryReplayStore,
+  DEFAULT_DPOP_ALGORITHMS,
+  type DpopAlgorithm,
+  DpopProofError,
+  type DpopReplayStore,
+  verifyDpopProof,
+} from './dpop.js'
+import type { DpopNonceSource } from './dpop-shared.js'
+import {
+  DpopProofRefusedError,
+  InsufficientScopeError,
+  invalidToken,
+  missingToken,
+  ResourceAuthError,
+} from './errors.js'
 import { createEventStreamClient } from './event-stream-client.js'
 import type { Fetch } from './http.js'
 import { createIntrospectionClient, type IntrospectionClient } from './introspection-client.js'
@@ -30,6 +45,39 @@ export type ResourceVerifierOptions = VerifierSettings &
       }
   )
 
+/**
+ * DPoP (RFC 9449 §7): how the API checks the proof that comes with a DPoP-bound access token. A
+ * bound token (one with `cnf.jkt`) is only ever accepted with a proof made with its key.
+ */
+export interface DpopSettings {
+  /** Refuse plain bearer tokens: only DPoP-bound tokens are accepted (default false: both). */
+  required?: boolean
+  /** Proof algorithms accepted (default ES256, EdDSA, Ed25519, PS256); asymmetric only. */
+  algorithms?: readonly DpopAlgorithm[]
+  /**
+   * Where accepted proofs' jtis are kept (default: this process's memory). Several instances of one
+   * API need one they share, e.g. `createRedisReplayStore(redis)`, or a proof refused by one
+   * instance as a replay is accepted by another.
+   */
+  replayStore?: DpopReplayStore
+  /** Ask for a server nonce in every proof (§9), e.g. `createDpopNonceSource({ secret })`. */
+  nonce?: DpopNonceSource
+  /** How old a proof's iat may be (default 60 s) and the clock skew allowed each way (default 10 s). */
+  maxAgeSeconds?: number
+  clockSkewSeconds?: number
+}
+
+/** The parts of an HTTP request that authenticate it. */
+export interface ResourceRequest {
+  /** The Authorization header: `Bearer <token>` or `DPoP <token>`. */
+  authorization: string | undefined
+  /** The DPoP header(s), as the framework gives them (several are refused). */
+  dpop?: string | string[] | undefined
+  /** The method and the URL the client called (public scheme, host, path), for `htm` and `htu`. */
+  method: string
+  url: string | URL
+}
+
 export interface VerifierSettings {
   /** Metadata at `<issuer>/.well-known/oauth-authorization-server`. */
   issuer: string
@@ -53,6 +101,8 @@ export interface VerifierSettings {
   jwksRefetchFloorSeconds?: number
   logger?: ResourceLogger
   fetch?: Fetch
+  /** DPoP-bound tokens (RFC 9449): accepted with a proof by default; `false` refuses the DPoP scheme. */
+  dpop?: DpopSettings | false
 }
 
 export type VerifierMode = 'local' | 'introspection' | 'fallback'
@@ -64,11 +114,23 @@ export interface ResourceVerifier {
   readonly issuer: string
   /** Verifies a bare token; throws a ResourceAuthError subclass. requiredScopes all must be granted. */
   verify(token: string, requiredScopes?: readonly string[]): Promise<AccessTokenClaims>
-  /** Same, from an Authorization header value (RFC 6750 §2.1: `Bearer <token>`). */
+  /**
+   * Same, from an Authorization header value (RFC 6750 §2.1: `Bearer <token>`). A DPoP-bound token
+   * is refused here: it needs its proof, which only {@link verifyRequest} sees.
+   */
   verifyAuthorization(
     header: string | undefined,
     requiredScopes?: readonly string[],
   ): Promise<AccessTokenClaims>
+  /**
+   * A whole request: a bearer token, or a DPoP-bound token with its proof (RFC 9449 §7.1: the proof
+   * verified for this method and URL with `ath`, and made with the key in the token's `cnf.jkt`).
+   * A refused request throws a ResourceAuthError whose `scheme` says which challenge to answer with.
+   */
+  verifyRequest(request: ResourceRequest, requiredScopes?: readonly string[]): Promise<AccessTokenClaims>
+  /** The DPoP settings in force, or undefined when the DPoP scheme is refused. */
+  readonly dpop:
+    Readonly<{ required: boolean; algorithms: readonly DpopAlgorithm[]; nonce?: DpopNonceSource }> | undefined
   /** 'local' | 'introspection' | 'fallback' (local mode while the feed is stale) and feed health. */
   status(): {
     mode: VerifierMode
@@ -103,6 +165,18 @@ function resourceOf(options: ResourceVerifierOptions, logger: ResourceLogger): s
   return resource
 }
 
+function dpopSettings(option: DpopSettings | false | undefined) {
+  if (option === false) return undefined
+  return {
+    required: option?.required ?? false,
+    algorithms: option?.algorithms ?? DEFAULT_DPOP_ALGORITHMS,
+    replayStore: option?.replayStore ?? createMemoryReplayStore(),
+    nonce: option?.nonce,
+    maxAgeSeconds: seconds('dpop.maxAgeSeconds', option?.maxAgeSeconds, 60, 1),
+    clockSkewSeconds: seconds('dpop.clockSkewSeconds', option?.clockSkewSeconds, 10),
+  }
+}
+
 /**
  * Discovers the authorization server, loads its keys and, in local mode with credentials,
  * subscribes to its revocation feed (waiting briefly for the current state). Fails when the
@@ -124,6 +198,7 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
   const logger = options.logger ?? consoleLogger
   const resource = resourceOf(options, logger)
   const now = () => new Date()
+  const dpop = dpopSettings(options.dpop)
 
   const metadata = await discoverMetadata(options.issuer, fetchImpl)
   if ((mode === 'introspection' || useFeed) && !metadata.introspectionEndpoint)
@@ -204,14 +279,93 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
     watch = setInterval(currentMode, Math.min(1000, stalenessMs / 4)).unref()
   }
 
-  async function verify(token: string, requiredScopes: readonly string[] = []): Promise<AccessTokenClaims> {
+  /** The token itself: signature, claims, the revocation set, introspection when the feed is stale. */
+  async function activeClaims(token: string): Promise<AccessTokenClaims> {
     const claims = await tokens.verify(token)
     if (revocations.revokedBy(claims))
       throw invalidToken('token_revoked', 'The access token has been revoked.')
     if (currentMode() !== 'local') await introspection!.assertActive(token, claims)
+    return claims
+  }
+
+  function withScopes(claims: AccessTokenClaims, requiredScopes: readonly string[]): AccessTokenClaims {
     if (!requiredScopes.every((scope) => claims.scopes.includes(scope)))
       throw new InsufficientScopeError(requiredScopes)
     return claims
+  }
+
+  /** RFC 9449 §7.2: a bound token must come with its proof; as a bearer token it is refused. */
+  async function verifyBearer(token: string, requiredScopes: readonly string[]): Promise<AccessTokenClaims> {
+    if (dpop?.required)
+      throw invalidToken('dpop_required', 'This API accepts DPoP-bound access tokens only.').as('DPoP')
+    const claims = await activeClaims(token)
+    if (claims.cnf)
+      throw invalidToken(
+        'dpop_bound_token',
+        'The access token is DPoP-bound: send it with the DPoP scheme and a DPoP proof.',
+      )
+    return withScopes(claims, requiredScopes)
+  }
+
+  async function verifyDpop(
+    request: ResourceRequest,
+    token: string,
+    requiredScopes: readonly string[],
+  ): Promise<AccessTokenClaims> {
+    const settings = dpop!
+    const claims = await activeClaims(token)
+    if (!claims.cnf)
+      throw invalidToken('token_not_bound', 'The access token is not DPoP-bound; send it as a Bearer token.')
+    let jkt: string
+    try {
+      ;({ jkt } = await verifyDpopProof(request.dpop, {
+        method: request.method,
+        url: request.url,
+        accessToken: token,
+        algorithms: settings.algorithms,
+        replayStore: settings.replayStore,
+        nonce: settings.nonce ? (n) => settings.nonce!.accepts(n) : undefined,
+        now: now().getTime() / 1000,
+        maxAgeSeconds: settings.maxAgeSeconds,
+        clockSkewSeconds: settings.clockSkewSeconds,
+      }))
+    } catch (err) {
+      if (!(err instanceof DpopProofError)) throw err
+      throw new DpopProofRefusedError(
+        err.error,
+        err.error === 'use_dpop_nonce'
+          ? 'The API requires a fresh DPoP nonce in the proof.'
+          : err.description,
+        err.code,
+      )
+    }
+    // §7.1: "Invalid DPoP key binding" is an invalid_token, in a DPoP challenge.
+    if (jkt !== claims.cnf.jkt)
+      throw invalidToken(
+        'dpop_key_mismatch',
+        'The DPoP proof was not made with the key the access token is bound to.',
+      ).as('DPoP')
+    return withScopes(claims, requiredScopes)
+  }
+
+  async function verify(token: string, requiredScopes: readonly string[] = []): Promise<AccessTokenClaims> {
+    return verifyBearer(token, requiredScopes)
+  }
+
+  async function verifyRequest(
+    request: ResourceRequest,
+    requiredScopes: readonly string[] = [],
+  ): Promise<AccessTokenClaims> {
+    const { scheme, token } = authorizationToken(request.authorization)
+    if (scheme === 'Bearer') return verifyBearer(token, requiredScopes)
+    // The DPoP scheme where it is refused: no credentials this API takes (RFC 7235 §2.1).
+    if (!dpop) throw missingToken()
+    try {
+      return await verifyDpop(request, token, requiredScopes)
+    } catch (err) {
+      // Whatever is wrong with a DPoP request is answered with a DPoP challenge (§7.1).
+      throw err instanceof ResourceAuthError ? err.as('DPoP') : err
+    }
   }
 
   return {
@@ -219,6 +373,8 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
     issuer: options.issuer,
     verify,
     verifyAuthorization: async (header, requiredScopes) => verify(bearerToken(header), requiredScopes),
+    verifyRequest,
+    dpop: dpop && { required: dpop.required, algorithms: dpop.algorithms, nonce: dpop.nonce },
     status: () => ({
       mode: currentMode(),
       feedConnected: feed?.connected ?? false,

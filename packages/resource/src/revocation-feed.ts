@@ -84,7 +84,11 @@ export function createRevocationFeed(options: RevocationFeedOptions) {
     for (const [jti, jws] of Object.entries(sets)) {
       try {
         const revocation = await read(jti, jws, receivedAt)
-        if (revocation) {
+        if (revocation?.kind === 'kid') {
+          // A leaked signing key: dropped now, and the key set fetched again without it.
+          await options.jwks.revokeKey(revocation.id, revocation.until)
+          eventsReceived++
+        } else if (revocation) {
           options.revocations.add(revocation.kind, revocation.id, revocation.until)
           eventsReceived++
         }

@@ -2,19 +2,23 @@ import { errors, jwtVerify } from 'jose'
 import { type JwksCache, SIGNATURE_ALGORITHMS } from './jwks-cache.js'
 import type { RevokedKind } from './revocation-set.js'
 
-/** A revocation the feed announced: this id is revoked until `until` (epoch seconds). */
+/**
+ * A revocation the feed announced: this id is revoked until `until` (epoch seconds). Kind `kid`: a
+ * signing key removed in an emergency (a token names it in its header, not in a claim).
+ */
 export interface Revocation {
-  kind: RevokedKind
+  kind: RevokedKind | 'kid'
   id: string
   until: number
 }
 
 /** The event types of linkauth's feed and the member naming the revoked id. */
-const EVENT_TYPES: Record<string, RevokedKind> = {
+const EVENT_TYPES: Record<string, Revocation['kind']> = {
   'urn:linkauth:event:grant-revoked': 'grant_id',
   'urn:linkauth:event:family-revoked': 'family_id',
   'urn:linkauth:event:access-token-revoked': 'jti',
   'urn:linkauth:event:client-disabled': 'client_id',
+  'urn:linkauth:event:key-revoked': 'kid',
 }
 
 /** RFC 8935 §2.4 error codes, which RFC 8936 §2.4 uses in `setErrs`. */

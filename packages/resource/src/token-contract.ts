@@ -17,6 +17,12 @@ export interface SignedAccessTokenClaims {
   scope: string
   grant_id: string
   family_id: string
+  /**
+   * RFC 9449 §6.1 / RFC 7800: the key the token is bound to, as the RFC 7638 SHA-256 thumbprint of
+   * the client's DPoP key. Present only on DPoP-bound tokens; such a token is accepted only with a
+   * DPoP proof made with that key, never as a bearer token.
+   */
+  cnf?: { jkt: string }
 }
 
 /** RFC 9068 §2.1: the `typ` header of an access token. */
@@ -63,6 +69,16 @@ export function isAccessTokenType(typ: unknown): boolean {
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0
 const isSeconds = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v)
+/** An RFC 7638 SHA-256 thumbprint, base64url without padding: 43 characters. */
+const JKT = /^[A-Za-z0-9_-]{43}$/
+
+/** `cnf` as RFC 9449 §6.1 puts it in a DPoP-bound token: `{ jkt }`; anything else in it is ignored. */
+function readConfirmation(cnf: unknown): { jkt: string } | undefined | false {
+  if (cnf === undefined) return undefined
+  if (typeof cnf !== 'object' || cnf === null || Array.isArray(cnf)) return false
+  const jkt = (cnf as Record<string, unknown>).jkt
+  return typeof jkt === 'string' && JKT.test(jkt) ? { jkt } : false
+}
 
 /**
  * The contract's claims of a verified payload, each present with its type (copied, so nothing else
@@ -70,7 +86,10 @@ const isSeconds = (v: unknown): v is number => typeof v === 'number' && Number.i
  */
 export function readAccessTokenClaims(p: Record<string, unknown>): SignedAccessTokenClaims | undefined {
   const audOk = isText(p.aud) || (Array.isArray(p.aud) && p.aud.length > 0 && p.aud.every(isText))
+  // A cnf that is there but unreadable is a token bound to something this verifier can't check.
+  const cnf = readConfirmation(p.cnf)
   if (
+    cnf === false ||
     !isText(p.iss) ||
     !isText(p.sub) ||
     !audOk ||
@@ -94,6 +113,7 @@ export function readAccessTokenClaims(p: Record<string, unknown>): SignedAccessT
     scope: p.scope,
     grant_id: p.grant_id,
     family_id: p.family_id,
+    ...(cnf ? { cnf } : {}),
   }
 }
 

@@ -52,6 +52,8 @@ describe('the @linkauth/resource package', () => {
     expect(packedFiles).toContain('dist/index.js')
     expect(packedFiles).toContain('dist/index.d.ts')
     expect(packedFiles).toContain('dist/token-contract.js')
+    expect(packedFiles).toContain('dist/dpop.js')
+    expect(packedFiles).toContain('dist/dpop.d.ts')
     expect(packedFiles).toContain('README.md')
     const outside = packedFiles.filter((f) => !f.startsWith('dist/'))
     expect(outside.sort()).toEqual(['README.md', 'package.json'])
@@ -67,11 +69,13 @@ describe('the @linkauth/resource package', () => {
     const script = `
       const toolkit = await import('@linkauth/resource')
       const contract = await import('@linkauth/resource/token-contract')
+      const dpop = await import('@linkauth/resource/dpop')
       console.log(JSON.stringify({
         createResourceVerifier: typeof toolkit.createResourceVerifier,
         linkauthResource: typeof toolkit.linkauthResource,
         InvalidTokenError: typeof toolkit.InvalidTokenError,
         readAccessTokenClaims: typeof contract.readAccessTokenClaims,
+        verifyDpopProof: typeof dpop.verifyDpopProof,
       }))`
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: project })
     expect(JSON.parse(stdout)).toEqual({
@@ -79,6 +83,7 @@ describe('the @linkauth/resource package', () => {
       linkauthResource: 'function',
       InvalidTokenError: 'function',
       readAccessTokenClaims: 'function',
+      verifyDpopProof: 'function',
     })
   })
 

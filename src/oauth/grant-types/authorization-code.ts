@@ -8,7 +8,7 @@ import { type GrantType, requireClientId, tokenResponse } from './grant-type.js'
 /** RFC 6749 §4.1.3 with RFC 7636 §4.5: code + code_verifier + client_id (+ redirect_uri when sent). */
 export const authorizationCodeGrant: GrantType = {
   grantType: 'authorization_code',
-  async handle(params, services) {
+  async handle(params, services, context) {
     const code = requireParameter(params, 'code')
     const codeVerifier = requireParameter(params, 'code_verifier')
     const clientId = requireClientId(params)
@@ -27,7 +27,9 @@ export const authorizationCodeGrant: GrantType = {
       clientId,
       redirectUri: params.redirect_uri,
       resource: params.resource,
+      dpopJkt: context.dpopJkt,
+      from: context.from,
     })
-    return tokenResponse(services, issued, named)
+    return tokenResponse(services, issued, named, context)
   },
 }

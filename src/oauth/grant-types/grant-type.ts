@@ -1,3 +1,4 @@
+import type { RequestFacts } from '../../audit/audit.service.js'
 import { unknownClient } from '../../errors.js'
 import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
 import type { IssuedRefreshToken } from '../../grants/grant.service.js'
@@ -8,13 +9,21 @@ import { type ResourceTarget, tokenAudience } from '../resource-targets.js'
 
 export type TokenServices = Pick<
   Services,
-  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics' | 'resourceServers'
+  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics' | 'resourceServers' | 'dpop'
 >
 
-/** RFC 6749 §5.1. */
+/** What the token request proved beyond its parameters. */
+export interface TokenRequestContext {
+  /** RFC 9449: the thumbprint of the key of the request's valid DPoP proof; undefined without one. */
+  dpopJkt?: string | undefined
+  /** The HTTP request, for the audit rows of a replay or a reuse. */
+  from?: RequestFacts | undefined
+}
+
+/** RFC 6749 §5.1; token_type DPoP (RFC 9449 §5) when the access token is bound to a key. */
 export interface TokenResponse {
   access_token: string
-  token_type: 'Bearer'
+  token_type: 'Bearer' | 'DPoP'
   expires_in: number
   refresh_token: string
   scope: string
@@ -23,7 +32,11 @@ export interface TokenResponse {
 /** One grant type, in the manner of node-oidc-provider's lib/actions/grants/. */
 export interface GrantType {
   grantType: string
-  handle(params: TokenParameters, services: TokenServices): Promise<TokenResponse>
+  handle(
+    params: TokenParameters,
+    services: TokenServices,
+    context: TokenRequestContext,
+  ): Promise<TokenResponse>
 }
 
 /**
@@ -47,6 +60,7 @@ export async function tokenResponse(
   services: TokenServices,
   issued: IssuedRefreshToken,
   named?: ResourceTarget,
+  context: TokenRequestContext = {},
 ): Promise<TokenResponse> {
   const { audience, scopes } =
     named || issued.resources.length > 0
@@ -64,10 +78,11 @@ export async function tokenResponse(
     grantId: issued.grantId,
     familyId: issued.familyId,
     audience,
+    dpopJkt: context.dpopJkt,
   })
   return {
     access_token: access.accessToken,
-    token_type: 'Bearer',
+    token_type: context.dpopJkt === undefined ? 'Bearer' : 'DPoP',
     expires_in: access.expiresIn,
     refresh_token: issued.refreshToken,
     scope: formatScopes(scopes),

@@ -18,7 +18,7 @@ function requestedScopes(params: TokenParameters): string[] | undefined {
  */
 export const refreshTokenGrant: GrantType = {
   grantType: 'refresh_token',
-  async handle(params, services) {
+  async handle(params, services, context) {
     const refreshToken = requireParameter(params, 'refresh_token')
     const clientId = requireClientId(params)
     const scopes = requestedScopes(params)
@@ -30,8 +30,10 @@ export const refreshTokenGrant: GrantType = {
         clientId,
         scopes,
         resource: params.resource,
+        dpopJkt: context.dpopJkt,
+        from: context.from,
       })
-      return await tokenResponse(services, issued, named)
+      return await tokenResponse(services, issued, named, context)
     } catch (err) {
       // The client is looked up only on failure: a disabled client's grants are already revoked,
       // and a token only rotates for the client it was issued to, so the success path saves a

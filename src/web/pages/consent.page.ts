@@ -1,6 +1,8 @@
 import { describeScope } from '../../lib/scopes.js'
 import { html } from '../html.js'
 import { page } from '../layout.js'
+import type { ClientMetadata } from '../../clients/client.service.js'
+import { appAbout } from './app-about.js'
 
 function destination(redirectUri: string): string {
   try {
@@ -29,6 +31,8 @@ export interface ConsentApi {
  */
 export function consentPage(options: {
   clientName: string
+  /** The description and links the operator registered for the application. */
+  about?: ClientMetadata
   scopes: readonly string[]
   apis?: readonly ConsentApi[]
   redirectUri: string
@@ -42,6 +46,7 @@ export function consentPage(options: {
     html`<section class="card consent" aria-labelledby="title">
       <span class="monogram" aria-hidden="true">${monogram(options.clientName)}</span>
       <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
+      ${appAbout(options.clientName, options.about)}
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
         ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}

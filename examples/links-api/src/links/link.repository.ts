@@ -7,6 +7,9 @@ export interface Link {
   targetUrl: string
   tags: string[]
   clicks: number
+  /** Set on imported links: the title and the clicks the other service had counted. */
+  title: string | null
+  importedClicks: number
   createdAt: Date
   updatedAt: Date
 }
@@ -24,6 +27,8 @@ export function toLink(row: LinkRow): Link {
     targetUrl: row.target_url,
     tags: row.tags,
     clicks: Number(row.clicks),
+    title: row.title,
+    importedClicks: Number(row.imported_clicks),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }

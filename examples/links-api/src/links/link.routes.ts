@@ -21,6 +21,8 @@ export function linkJson(link: Link, publicUrl: string) {
     target_url: link.targetUrl,
     tags: link.tags,
     clicks: link.clicks,
+    title: link.title,
+    imported_clicks: link.importedClicks,
     created_at: link.createdAt.toISOString(),
     updated_at: link.updatedAt.toISOString(),
   }

@@ -1,0 +1,174 @@
+/**
+ * `npm run commerce-api:demo`: the authorization server and the commerce API side by side, and a
+ * shop application's whole path through them. Starts linkauth (dist/, on DATABASE_URL or its
+ * embedded PGlite in DATA_DIR) unless one already answers at LINKAUTH_URL; registers the commerce
+ * API as a resource server with its resource identifier and scopes (once: the credentials are kept
+ * in $DATA_DIR/commerce-api-resource-server.json); starts the commerce API; runs the authorization
+ * flow with a person in a browser for a token for the commerce API (resource=); then, as the shop:
+ * syncs a catalogue, creates an e-commerce link, follows it as a visitor (the click id comes back
+ * in the redirect), reports a conversion for that click, and prints the link's statistics.
+ *
+ * Environment: LINKAUTH_URL (default $ISSUER, or http://localhost:$PORT with PORT 3000),
+ * LINKAUTH_ADMIN_URL (http://127.0.0.1:$ADMIN_PORT with ADMIN_PORT 3001), the server's own settings,
+ * ADMIN_TOKEN, DATA_DIR (./.data), COMMERCE_PORT (3003), COMMERCE_RESOURCE_SERVER_ID/_SECRET (to use
+ * credentials of your own), DEMO_PORT (the callback port), DEMO_TIMEOUT (seconds to wait for the
+ * browser, 600), and every COMMERCE_* setting of the commerce API. Ctrl-C stops both services.
+ */
+import { chmodSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CliError, createAdminClient } from '../../src/cli/admin-client.js'
+import { adminToken, dataDirOf, runAuthorizationFlow, say } from '../../scripts/authorization-flow.js'
+import {
+  apiClient,
+  authorizationServer,
+  indent,
+  resourceServer,
+  start,
+  stopAll,
+  waitUntilReady,
+} from '../shared/demo.js'
+
+const env = process.env
+const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.PORT || 3000}`).replace(
+  /\/$/,
+  '',
+)
+const adminUrl = env.LINKAUTH_ADMIN_URL || `http://127.0.0.1:${env.ADMIN_PORT || 3001}`
+const dataDir = dataDirOf(env)
+const commercePort = Number(env.COMMERCE_PORT || 3003)
+const commerceUrl = (env.COMMERCE_PUBLIC_URL || `http://localhost:${commercePort}`).replace(/\/$/, '')
+/** The commerce API's resource identifier: its registration, its tokens' aud (the API's own default). */
+const commerceResource = env.COMMERCE_API_RESOURCE || `${commerceUrl}/api`
+const SCOPES = ['ecommerce:write', 'products:sync']
+const api = apiClient(commerceUrl)
+
+function expectStatus(what: string, res: { status: number; json: unknown }, status: number): void {
+  if (res.status !== status)
+    throw new CliError(`${what} answered ${res.status}: ${JSON.stringify(res.json)}`, 1)
+}
+
+async function main(): Promise<number> {
+  const meta = await authorizationServer(publicUrl, env, dataDir)
+  const request = createAdminClient({ baseUrl: adminUrl, token: adminToken() })
+  const credentials = await resourceServer({
+    request,
+    given: { id: env.COMMERCE_RESOURCE_SERVER_ID, secret: env.COMMERCE_RESOURCE_SERVER_SECRET },
+    dataDir,
+    key: 'commerce-api',
+    name: 'Commerce API',
+    label: 'the commerce API',
+    resource: commerceResource,
+    scopes: SCOPES,
+  })
+
+  say(`Starting the commerce API at ${commerceUrl} …`)
+  const commerce = start(
+    ['--conditions=linkauth-source', '--import', 'tsx', 'examples/commerce-api/src/main.ts'],
+    {
+      ...env,
+      COMMERCE_PORT: String(commercePort),
+      COMMERCE_PUBLIC_URL: commerceUrl,
+      COMMERCE_API_RESOURCE: commerceResource,
+      LINKAUTH_ISSUER: meta.issuer,
+      COMMERCE_RESOURCE_SERVER_ID: credentials.id,
+      COMMERCE_RESOURCE_SERVER_SECRET: credentials.secret,
+      COMMERCE_LOG_LEVEL: env.COMMERCE_LOG_LEVEL || 'warn',
+    },
+  )
+  await waitUntilReady(`${commerceUrl}/readyz`, commerce, 'the commerce API')
+  say(`Both services are running: authorization server ${meta.issuer}, commerce API ${commerceUrl}`)
+  say()
+
+  const flow = await runAuthorizationFlow({
+    meta,
+    request,
+    appName: 'commerce API demo shop',
+    port: Number(env.DEMO_PORT || 0),
+    timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
+    dataDir,
+    // A token for the commerce API alone: its aud is the commerce API's identifier.
+    resource: commerceResource,
+    scopes: SCOPES,
+  })
+  if (flow.outcome === 'denied') return 1
+  const token = flow.body.access_token
+  if (!flow.response.ok || typeof token !== 'string') {
+    say(`5. The token endpoint refused (${flow.response.status}): ${JSON.stringify(flow.body)}`)
+    return 1
+  }
+  const tokenFile = join(dataDir, 'commerce-api-demo-token')
+  writeFileSync(tokenFile, token, { mode: 0o600 })
+  chmodSync(tokenFile, 0o600)
+  say(`5. Received an access token for ${SCOPES.join(' ')} (kept in ${tokenFile}, mode 0600; not shown)`)
+
+  const catalogue = [
+    ['SKU-1001', 'Red running shoes', '59.90', 'in_stock'],
+    ['SKU-1002', 'Blue running shoes', '64.90', 'in_stock'],
+    ['SKU-1003', 'Trail socks (3 pairs)', '12.50', 'out_of_stock'],
+  ].map(([id, title, price, availability]) => ({
+    product_id: id,
+    title,
+    url: `https://shop.example/p/${id!.toLowerCase()}`,
+    price,
+    currency: 'EUR',
+    availability,
+  }))
+  const synced = await api('POST', '/api/products/batch', token, { products: catalogue })
+  expectStatus('syncing the catalogue', synced, 200)
+  say(
+    `6. POST ${commerceUrl}/api/products/batch (3 products) → ${synced.status} ${JSON.stringify(synced.json)}`,
+  )
+
+  const link = await api('POST', '/api/links', token, {
+    product_id: 'SKU-1001',
+    campaign: 'spring-sale',
+    utm: { source: 'newsletter', medium: 'email' },
+  })
+  expectStatus('creating the link', link, 201)
+  say(`7. POST ${commerceUrl}/api/links → ${link.status}`)
+  say(`   ${indent(link.json)}`)
+
+  const hop = await fetch(String(link.json.short_url), { redirect: 'manual' })
+  const location = hop.headers.get('location') ?? ''
+  const clickId = new URL(location || 'http://x/').searchParams.get('lclid')
+  say(`8. A visitor follows ${String(link.json.short_url)} → ${hop.status}`)
+  say(`   Location: ${location}`)
+  if (!clickId) throw new CliError('the redirect carried no click id', 1)
+  say(`   The shop keeps the click id lclid=${clickId} with the visitor's session.`)
+
+  const conversion = await api('POST', '/api/conversions', token, {
+    click_id: clickId,
+    order_id: `ORDER-${Date.now()}`,
+    value: '59.90',
+    currency: 'EUR',
+  })
+  expectStatus('reporting the conversion', conversion, 201)
+  say(`9. POST ${commerceUrl}/api/conversions (the order, with that click id) → ${conversion.status}`)
+  say(`   ${indent(conversion.json)}`)
+
+  const stats = await api('GET', `/api/links/${String(link.json.id)}/stats`, token)
+  expectStatus('reading the statistics', stats, 200)
+  const { days: _days, ...totals } = stats.json as Record<string, unknown>
+  say(`10. GET ${commerceUrl}/api/links/${String(link.json.id)}/stats → ${stats.status}`)
+  say(`   ${indent(totals)}`)
+  say(
+    `   clicks ${String(stats.json.clicks)}, conversions ${String(stats.json.conversions)}, conversion rate ${String(stats.json.conversion_rate)}`,
+  )
+  say()
+  say(`   Try it yourself:`)
+  say(`   curl -H "Authorization: Bearer $(cat ${tokenFile})" ${commerceUrl}/api/products`)
+  say()
+  say(`Done. Both services keep running until Ctrl-C.`)
+  return 0
+}
+
+process.on('SIGINT', () => stopAll(0))
+process.on('SIGTERM', () => stopAll(0))
+
+try {
+  const code = await main()
+  if (code !== 0) stopAll(code)
+} catch (err) {
+  process.stderr.write(`commerce-api demo: ${(err as Error).message}\n`)
+  stopAll(1)
+}

@@ -1,0 +1,7 @@
+import type { Migration } from 'kysely'
+import * as m0001 from './0001_commerce.js'
+
+/** Every migration of the commerce API, in order. Names are frozen once landed. */
+export const migrations: Record<string, Migration> = {
+  '0001_commerce': m0001,
+}

@@ -1,0 +1,260 @@
+import { randomBytes } from 'node:crypto'
+import { type Kysely, sql } from 'kysely'
+import type { CommerceDatabase } from '../db/database.js'
+
+type Db = Kysely<CommerceDatabase>
+
+export interface Utm {
+  source: string | null
+  medium: string | null
+  campaign: string | null
+  term: string | null
+  content: string | null
+}
+
+export interface EcommerceLink {
+  id: string
+  seq: number
+  slug: string
+  /** The shop's id of the catalogue product it points at, or null for a fixed URL. */
+  productId: string | null
+  /** Where it leads now: the product's current URL, or the fixed one. */
+  targetUrl: string
+  campaign: string | null
+  utm: Utm
+  clicks: number
+  createdAt: Date
+}
+
+/** The link's columns with its product's id and URL, and its click count. */
+function linkQuery(db: Db) {
+  return db
+    .selectFrom('links')
+    .leftJoin('products', 'products.id', 'links.product_id')
+    .select([
+      'links.id',
+      'links.seq',
+      'links.slug',
+      'links.campaign',
+      'links.utm_source',
+      'links.utm_medium',
+      'links.utm_campaign',
+      'links.utm_term',
+      'links.utm_content',
+      'links.created_at',
+      'products.shop_product_id',
+      sql<string>`coalesce(products.url, links.target_url)`.as('target'),
+      sql<string | number>`(select count(*) from commerce_api.clicks c where c.link_id = links.id)`.as(
+        'clicks',
+      ),
+    ])
+}
+
+type LinkQueryRow = Awaited<ReturnType<ReturnType<typeof linkQuery>['executeTakeFirstOrThrow']>>
+
+function toLink(row: LinkQueryRow): EcommerceLink {
+  return {
+    id: row.id,
+    seq: Number(row.seq),
+    slug: row.slug,
+    productId: row.shop_product_id ?? null,
+    targetUrl: row.target,
+    campaign: row.campaign,
+    utm: {
+      source: row.utm_source,
+      medium: row.utm_medium,
+      campaign: row.utm_campaign,
+      term: row.utm_term,
+      content: row.utm_content,
+    },
+    clicks: Number(row.clicks),
+    createdAt: row.created_at,
+  }
+}
+
+/** Inserts a link; a slug already taken (in any case) throws a unique violation. */
+export async function insertLink(
+  db: Db,
+  link: {
+    ownerId: string
+    slug: string
+    productRowId: string | null
+    targetUrl: string | null
+    campaign: string | null
+    utm: Utm
+    now: Date
+  },
+): Promise<string> {
+  const row = await db
+    .insertInto('links')
+    .values({
+      owner_id: link.ownerId,
+      slug: link.slug,
+      product_id: link.productRowId,
+      target_url: link.targetUrl,
+      campaign: link.campaign,
+      utm_source: link.utm.source,
+      utm_medium: link.utm.medium,
+      utm_campaign: link.utm.campaign,
+      utm_term: link.utm.term,
+      utm_content: link.utm.content,
+      created_at: link.now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow()
+  return row.id
+}
+
+/**
+ * Changes the campaign and UTM values of the owner's link (`undefined`: unchanged, `null`: cleared);
+ * false when there is no such link of theirs. The target and slug never change: printed links stay true.
+ */
+export async function updateOwnedLink(
+  db: Db,
+  ownerId: string,
+  id: string,
+  changes: { campaign?: string | null | undefined; utm?: Partial<Utm> | undefined },
+): Promise<boolean> {
+  const utm = changes.utm ?? {}
+  const set = {
+    ...(changes.campaign !== undefined ? { campaign: changes.campaign } : {}),
+    ...(utm.source !== undefined ? { utm_source: utm.source } : {}),
+    ...(utm.medium !== undefined ? { utm_medium: utm.medium } : {}),
+    ...(utm.campaign !== undefined ? { utm_campaign: utm.campaign } : {}),
+    ...(utm.term !== undefined ? { utm_term: utm.term } : {}),
+    ...(utm.content !== undefined ? { utm_content: utm.content } : {}),
+  }
+  const query = db.updateTable('links').where('id', '=', id).where('owner_id', '=', ownerId)
+  const result = await (
+    Object.keys(set).length > 0 ? query.set(set) : query.set({ id: sql`id` })
+  ).executeTakeFirst()
+  return result.numUpdatedRows > 0n
+}
+
+export async function findOwnedLink(db: Db, ownerId: string, id: string): Promise<EcommerceLink | undefined> {
+  const row = await linkQuery(db)
+    .where('links.id', '=', id)
+    .where('links.owner_id', '=', ownerId)
+    .executeTakeFirst()
+  return row && toLink(row)
+}
+
+export async function listOwnedLinks(
+  db: Db,
+  ownerId: string,
+  page: { campaign?: string | undefined; beforeSeq?: number | undefined; limit: number },
+): Promise<EcommerceLink[]> {
+  let query = linkQuery(db).where('links.owner_id', '=', ownerId)
+  if (page.campaign !== undefined) query = query.where('links.campaign', '=', page.campaign)
+  if (page.beforeSeq !== undefined) query = query.where('links.seq', '<', page.beforeSeq)
+  const rows = await query.orderBy('links.seq', 'desc').limit(page.limit).execute()
+  return rows.map(toLink)
+}
+
+/** The owner's product row id for the shop's product id. */
+export async function findProductRowId(db: Db, ownerId: string, shopProductId: string) {
+  const row = await db
+    .selectFrom('products')
+    .select('id')
+    .where('owner_id', '=', ownerId)
+    .where('shop_product_id', '=', shopProductId)
+    .executeTakeFirst()
+  return row?.id
+}
+
+/** A click id: 128 random bits, base64url (22 characters). Unguessable, so a conversion cannot be forged onto a link. */
+export const newClickId = () => randomBytes(16).toString('base64url')
+export const CLICK_ID = /^[A-Za-z0-9_-]{22}$/
+
+/**
+ * Records a click on the link with this slug and returns where to send the visitor (with the
+ * link's UTM values), or undefined when no link has the slug. One statement.
+ */
+export async function recordClick(
+  db: Db,
+  slug: string,
+  clickId: string,
+  now: Date,
+): Promise<{ target: string; utm: Utm } | undefined> {
+  const row = await db
+    .with('link', (qb) =>
+      qb
+        .selectFrom('links')
+        .leftJoin('products', 'products.id', 'links.product_id')
+        .select([
+          'links.id',
+          sql<string>`coalesce(products.url, links.target_url)`.as('target'),
+          'links.utm_source',
+          'links.utm_medium',
+          'links.utm_campaign',
+          'links.utm_term',
+          'links.utm_content',
+        ])
+        .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`),
+    )
+    .with('clicked', (qb) =>
+      qb
+        .insertInto('clicks')
+        .columns(['id', 'link_id', 'clicked_at'])
+        .expression((eb) =>
+          eb
+            .selectFrom('link')
+            .select([
+              sql<string>`${clickId}`.as('id'),
+              'link.id',
+              sql<Date>`${now}::timestamptz`.as('clicked_at'),
+            ]),
+        ),
+    )
+    .selectFrom('link')
+    .selectAll()
+    .executeTakeFirst()
+  return row && { target: row.target, utm: utmOf(row) }
+}
+
+/** Where the link with this slug leads, counting nothing (HEAD requests, link previews). */
+export async function findTarget(db: Db, slug: string): Promise<{ target: string; utm: Utm } | undefined> {
+  const row = await db
+    .selectFrom('links')
+    .leftJoin('products', 'products.id', 'links.product_id')
+    .select([
+      sql<string>`coalesce(products.url, links.target_url)`.as('target'),
+      'links.utm_source',
+      'links.utm_medium',
+      'links.utm_campaign',
+      'links.utm_term',
+      'links.utm_content',
+    ])
+    .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`)
+    .executeTakeFirst()
+  return row && { target: row.target, utm: utmOf(row) }
+}
+
+function utmOf(row: {
+  utm_source: string | null
+  utm_medium: string | null
+  utm_campaign: string | null
+  utm_term: string | null
+  utm_content: string | null
+}): Utm {
+  return {
+    source: row.utm_source,
+    medium: row.utm_medium,
+    campaign: row.utm_campaign,
+    term: row.utm_term,
+    content: row.utm_content,
+  }
+}
+
+/** The owner's campaigns, with how many links each has. */
+export async function listCampaigns(db: Db, ownerId: string) {
+  const rows = await db
+    .selectFrom('links')
+    .select((eb) => ['campaign', eb.fn.countAll<string | number>().as('links')])
+    .where('owner_id', '=', ownerId)
+    .where('campaign', 'is not', null)
+    .groupBy('campaign')
+    .orderBy('campaign')
+    .execute()
+  return rows.map((r) => ({ campaign: r.campaign!, links: Number(r.links) }))
+}

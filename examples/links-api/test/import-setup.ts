@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify'
+import type { ResourceVerifier } from '@linkauth/resource'
+import { buildLinksApp, type LinksAppDeps } from '../src/app.js'
+import type { ImportSettings } from '../src/imports/import.service.js'
+import { createParty, exchangeCode } from '../../../test/helpers/fixtures.js'
+import { freePort } from '../../../test/helpers/net.js'
+import {
+  jwksOnlyVerifier,
+  type ListeningAuthServer,
+  startAuthServer,
+} from '../../../test/helpers/resource.js'
+import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
+
+/** The links API's resource identifier in these tests (tokens without `resource` carry it). */
+export const LINKS_RESOURCE = 'https://links.example.com/api'
+
+export interface ImportTestWorld {
+  server: ListeningAuthServer
+  linksDb: LinksTestDatabase
+  verifier: ResourceVerifier
+  /** A links API listening on a real port, on the test database. */
+  startLinksApi(options?: {
+    imports?: Partial<ImportSettings>
+    beforeImportBatchCommit?: LinksAppDeps['beforeImportBatchCommit']
+  }): Promise<{ app: FastifyInstance; base: string }>
+  /** A new user's access token for the links API with these scopes. */
+  tokenFor(scopes: ('links:read' | 'links:write')[]): Promise<string>
+  close(): Promise<void>
+}
+
+/** The authorization server (real tokens, verified with its keys) and links APIs on one test database. */
+export async function importTestWorld(): Promise<ImportTestWorld> {
+  const server = await startAuthServer({ env: { ACCESS_TOKEN_AUDIENCE: LINKS_RESOURCE } })
+  const linksDb = await createLinksTestDatabase(server.t.database)
+  const verifier = await jwksOnlyVerifier(server, { resource: LINKS_RESOURCE })
+  const apps: FastifyInstance[] = []
+  return {
+    server,
+    linksDb,
+    verifier,
+    async startLinksApi(options = {}) {
+      const port = await freePort()
+      const base = `http://127.0.0.1:${port}`
+      const app = await buildLinksApp({
+        config: { publicUrl: base, ...(options.imports ? { imports: options.imports } : {}) },
+        db: linksDb.db,
+        verifier,
+        ...(options.beforeImportBatchCommit
+          ? { beforeImportBatchCommit: options.beforeImportBatchCommit }
+          : {}),
+      })
+      await app.listen({ port, host: '127.0.0.1' })
+      apps.push(app)
+      return { app, base }
+    },
+    async tokenFor(scopes) {
+      const party = await createParty(server.t, { grantScopes: scopes })
+      return (await exchangeCode(server.t, party)).access_token
+    },
+    async close() {
+      for (const app of apps) await app.close()
+      await verifier.close()
+      await linksDb.close()
+      await server.close()
+    },
+  }
+}
+
+export interface Answer {
+  status: number
+  headers: Headers
+  body: Record<string, unknown>
+  text: string
+}
+
+/** A request to a links API; `body` as a string (or a stream) is sent as is, with `type`. */
+export async function call(
+  base: string,
+  method: string,
+  path: string,
+  token: string | undefined,
+  options: { body?: string | ReadableStream<Uint8Array>; type?: string } = {},
+): Promise<Answer> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    redirect: 'manual',
+    headers: {
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(options.type ? { 'content-type': options.type } : {}),
+    },
+    body: options.body,
+    ...(options.body instanceof ReadableStream ? { duplex: 'half' } : {}),
+  } as RequestInit)
+  const text = await res.text()
+  let parsed: Record<string, unknown> = {}
+  if (res.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text)
+  return { status: res.status, headers: res.headers, body: parsed, text }
+}

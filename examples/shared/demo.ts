@@ -1,0 +1,126 @@
+/**
+ * What the example APIs' demos share (`npm run links-api:demo`, `npm run commerce-api:demo`): start
+ * processes and wait for them, find or start the authorization server, register the API as a
+ * resource server once and keep its credentials, call the API.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { CliError, type createAdminClient } from '../../src/cli/admin-client.js'
+import { type Metadata, metadata, say } from '../../scripts/authorization-flow.js'
+
+const children: ChildProcess[] = []
+
+export async function waitUntilReady(url: string, child: ChildProcess, what: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok) return
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null) throw new CliError(`${what} exited with code ${child.exitCode}`, 1)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new CliError(`${what} did not become ready at ${url}`, 1)
+}
+
+/** A node process of the demo, stopped with the others by stopAll. */
+export function start(args: string[], childEnv: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, args, { env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] })
+  children.push(child)
+  return child
+}
+
+/** Stops every process the demo started; Ctrl-C and SIGTERM do it too. */
+export function stopAll(code: number): void {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGTERM')
+  process.exitCode = code
+}
+
+/** The authorization server already running at `publicUrl`, or a new one started from dist/. */
+export async function authorizationServer(
+  publicUrl: string,
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+): Promise<Metadata> {
+  try {
+    const meta = await metadata(publicUrl)
+    say(`Using the authorization server already running at ${meta.issuer}`)
+    return meta
+  } catch {
+    if (!existsSync('dist/src/main.js')) throw new CliError('dist/ is missing: run npm run build first', 2)
+    say(
+      `Starting the authorization server at ${publicUrl} (${env.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL in ${dataDir}`}) …`,
+    )
+    const child = start(['dist/src/main.js'], { ...env, LOG_LEVEL: env.LOG_LEVEL || 'warn' })
+    await waitUntilReady(`${publicUrl}/readyz`, child, 'the authorization server')
+    return metadata(publicUrl)
+  }
+}
+
+/**
+ * The API's resource-server credentials: given, kept from an earlier run in
+ * `$dataDir/<key>-resource-server.json` (mode 0600), or registered now with its identifier and scopes.
+ */
+export async function resourceServer(options: {
+  request: ReturnType<typeof createAdminClient>
+  given: { id: string | undefined; secret: string | undefined }
+  dataDir: string
+  /** `links-api`: the kept file's name. */
+  key: string
+  /** `Links API`: its registered name. */
+  name: string
+  /** `the links API`: in sentences. */
+  label: string
+  resource: string
+  scopes: string[]
+}): Promise<{ id: string; secret: string }> {
+  const { request, dataDir } = options
+  if (options.given.id && options.given.secret) return { id: options.given.id, secret: options.given.secret }
+  const file = join(dataDir, `${options.key}-resource-server.json`)
+  if (existsSync(file)) {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { id: string; secret: string }
+    const { resource_servers } = await request<{
+      resource_servers: { id: string; resource?: string | null }[]
+    }>('GET', '/admin/resource-servers')
+    // A registration for another identifier (another port) or from before resource identifiers is not this API's.
+    if (resource_servers.some((r) => r.id === kept.id && r.resource === options.resource)) {
+      say(`Using the resource-server registration kept in ${file} (${kept.id})`)
+      return kept
+    }
+  }
+  const created = await request<{ id: string; secret: string }>('POST', '/admin/resource-servers', {
+    name: options.name,
+    resource: options.resource,
+    scopes: options.scopes,
+  })
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(file, JSON.stringify({ id: created.id, secret: created.secret }), { mode: 0o600 })
+  chmodSync(file, 0o600)
+  say(`Registered ${options.label} as resource server ${created.id} (credentials kept in ${file}, mode 0600)`)
+  say(`   resource: ${options.resource}, scopes: ${options.scopes.join(' ')}`)
+  return created
+}
+
+/** A call to the API with the token; JSON answers parsed. */
+export function apiClient(baseUrl: string) {
+  return async (method: string, path: string, token: string, body?: unknown) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(10_000),
+    })
+    const text = await res.text()
+    return {
+      status: res.status,
+      headers: res.headers,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      json: (text && res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined) as any,
+    }
+  }
+}
+
+/** JSON for the terminal, indented under a numbered step. */
+export const indent = (value: unknown) => JSON.stringify(value, null, 2).replace(/\n/g, '\n   ')

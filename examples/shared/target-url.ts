@@ -1,0 +1,33 @@
+/** Longest target URL we store: what every browser and proxy handles in a Location header. */
+export const MAX_TARGET_URL_LENGTH = 2048
+
+/**
+ * Why `input` cannot be the target of a short link, or undefined when it can. A short link sends
+ * every visitor's browser to its target, so only plain web addresses qualify: absolute http(s)
+ * URLs with a host, no user name or password (they would be handed to whoever follows the link, and
+ * `https://bank.example@evil.example/` style addresses exist to mislead), and no address of this
+ * service itself (a short link to a short link can loop).
+ */
+export function targetUrlProblem(input: string, ownOrigin: string): string | undefined {
+  if (input.length > MAX_TARGET_URL_LENGTH) return `at most ${MAX_TARGET_URL_LENGTH} characters`
+  // URL parsing strips surrounding whitespace and tabs/newlines inside; we store only what was meant.
+  if (/[\p{Cc}\p{Z}]/u.test(input)) return 'must not contain spaces or control characters'
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    return 'must be an absolute URL such as https://example.com/page'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http or https URL'
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(input))
+    return 'must be an absolute URL such as https://example.com/page'
+  if (url.hostname === '') return 'must name a host'
+  if (url.username !== '' || url.password !== '') return 'must not contain a user name or password'
+  if (url.origin === ownOrigin) return 'must not point at this short-link service'
+  return undefined
+}
+
+/** The form we store and redirect to: WHATWG-serialised (host in punycode, the rest percent-encoded). */
+export function normalizeTargetUrl(input: string): string {
+  return new URL(input).href
+}

@@ -1,0 +1,140 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { Config } from '../config.js'
+import { ProblemError, retryAfterSeconds } from '../errors.js'
+import { formField } from '../input/form-field.js'
+import { constantTimeEqual } from '../lib/secrets.js'
+import { clientAddress } from '../rate-limit/client-address.js'
+import type { Services } from '../services.js'
+import { ACCOUNT_PASSWORD_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.js'
+import { html } from '../web/html.js'
+import {
+  changePasswordPage,
+  passwordSetPage,
+  resetLinkInvalidPage,
+  resetPasswordPage,
+} from '../web/pages/password.page.js'
+import { signInThenReturnTo } from './return-path.js'
+import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
+import type { SignInClient } from './sign-in-throttle.service.js'
+import { passwordSchema, RESET_PASSWORD_PATH } from './user.service.js'
+
+type PasswordServices = Pick<Services, 'sessions' | 'users' | 'signInThrottle' | 'metrics'>
+
+/** The new password's problem in words, or undefined when it will do (the rule of user creation). */
+function newPasswordProblem(password: string, confirmation: string | undefined): string | undefined {
+  const parsed = passwordSchema.safeParse(password)
+  if (!parsed.success) return `The new password must have ${parsed.error.issues[0]!.message}.`
+  if (confirmation !== password) return 'The two new passwords are not the same.'
+  return undefined
+}
+
+function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  // CSRF tokens, and on the reset page a one-time token: never cached.
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
+}
+
+/**
+ * GET/POST /account/password (a signed-in user changes their password) and GET/POST
+ * /account/reset-password (the page of a one-time link the operator issued).
+ *
+ * A change asks for the current password, held back like sign-in (the same throttle, counted against
+ * the same account), so a borrowed session cannot guess it faster than the sign-in form could; it
+ * ends every other session of the user. The reset link's token arrives in the query (the logs redact
+ * `token=`; Referrer-Policy is no-referrer) and goes back in the form's body; the form also carries
+ * the sign-in CSRF cookie's value.
+ */
+export function passwordRoutes(
+  services: PasswordServices,
+  config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
+) {
+  const cookies = sessionCookies(config)
+  const devices = knownDeviceCookie(config)
+
+  return async (app: FastifyInstance) => {
+    app.get('/account/password', async (request, reply) => {
+      const session = await cookies.currentSession(request, services.sessions)
+      if (!session)
+        return reply.header('cache-control', 'no-store').redirect(signInThenReturnTo('account-password'), 303)
+      const token = csrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING)
+      return sendPage(reply, changePasswordPage({ email: session.email, csrfToken: token }))
+    })
+
+    app.post('/account/password', async (request, reply) => {
+      const session = await cookies.currentSession(request, services.sessions)
+      if (!session) throw new ProblemError(403, 'Your session has ended. Sign in and try again.')
+      const body = request.body
+      if (!isValidCsrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING, formField(body, 'csrf_token')))
+        throw new ProblemError(403, 'This form has expired. Reload the page and try again.')
+      const token = csrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING)
+      const form = (status: number, alert: { error: string } | { retryAfterSeconds: number }) =>
+        sendPage(reply, changePasswordPage({ email: session.email, csrfToken: token, ...alert }), status)
+
+      const account = services.signInThrottle.accountOf(session.email)
+      const deviceId = devices.deviceFor(request, account)
+      const client: SignInClient = deviceId ? { device: deviceId } : { address: clientAddress(request) }
+      const decision = await services.signInThrottle.check(account, client)
+      if (!decision.allowed) {
+        services.metrics.rateLimited.inc({ limit: decision.limit })
+        const wait = retryAfterSeconds(decision.retryAfterMs)
+        reply.header('retry-after', String(wait))
+        return form(429, { retryAfterSeconds: wait })
+      }
+
+      const current = formField(body, 'current_password') ?? ''
+      if (!(await services.sessions.verifyPasswordOf(session.userId, current))) {
+        await services.signInThrottle.failed(account, client)
+        return form(400, { error: 'The current password is not correct.' })
+      }
+      await services.signInThrottle.succeeded(account, client)
+      const next = formField(body, 'new_password') ?? ''
+      const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
+      if (problem) return form(400, { error: problem })
+      await services.users.changePassword(session.userId, session.id, next, request)
+      return sendPage(
+        reply,
+        passwordSetPage({
+          heading: 'Password changed',
+          message:
+            'Your password has been changed. Every other browser signed in to your account is signed out.',
+          link: html`<a href="/account/apps">Back to your connected applications</a>`,
+        }),
+      )
+    })
+
+    app.get(RESET_PASSWORD_PATH, async (request, reply) => {
+      const token = formField(request.query, 'token')
+      if (!(await services.users.isUsableResetToken(token)))
+        return sendPage(reply, resetLinkInvalidPage(), 400)
+      const csrf = cookies.loginCsrfToken(request, reply)
+      return sendPage(reply, resetPasswordPage({ token: token!, csrfToken: csrf }))
+    })
+
+    app.post(RESET_PASSWORD_PATH, async (request, reply) => {
+      const body = request.body
+      const expected = cookies.loginCsrfCookie(request)
+      const sent = formField(body, 'csrf_token')
+      if (!expected || !sent || !constantTimeEqual(expected, sent))
+        throw new ProblemError(403, 'This form has expired. Open the link again.')
+      const token = formField(body, 'token')
+      const next = formField(body, 'new_password') ?? ''
+      const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
+      if (problem) {
+        if (!(await services.users.isUsableResetToken(token)))
+          return sendPage(reply, resetLinkInvalidPage(), 400)
+        return sendPage(reply, resetPasswordPage({ token: token!, csrfToken: expected, error: problem }), 400)
+      }
+      if (!(await services.users.resetPassword(token, next, request)))
+        return sendPage(reply, resetLinkInvalidPage(), 400)
+      // Every session of the user ended, this browser's too if it had one.
+      cookies.clearSession(reply)
+      return sendPage(
+        reply,
+        passwordSetPage({
+          heading: 'Password set',
+          message: 'Your new password is set. You have been signed out everywhere.',
+          link: html`<a href="/login">Sign in with your new password</a>`,
+        }),
+      )
+    })
+  }
+}

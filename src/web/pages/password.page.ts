@@ -1,0 +1,114 @@
+import { html, type SafeHtml } from '../html.js'
+import { page } from '../layout.js'
+import { tooManySignInAttempts } from './rate-limited.page.js'
+
+const newPasswordFields = html`<label for="new_password">New password</label>
+  <input
+    id="new_password"
+    name="new_password"
+    type="password"
+    autocomplete="new-password"
+    required
+    minlength="8"
+    maxlength="1024"
+    aria-describedby="new_password_hint"
+  />
+  <p id="new_password_hint" class="muted small">At least 8 characters.</p>
+  <label for="confirm_password">Repeat the new password</label>
+  <input
+    id="confirm_password"
+    name="confirm_password"
+    type="password"
+    autocomplete="new-password"
+    required
+    minlength="8"
+    maxlength="1024"
+  />`
+
+const alert = (message: string | undefined) =>
+  message === undefined ? '' : html`<p class="alert" role="alert">${message}</p>`
+
+/** /account/password: a signed-in user changes their password (the current one is asked again). */
+export function changePasswordPage(options: {
+  email: string
+  csrfToken: string
+  error?: string | undefined
+  retryAfterSeconds?: number | undefined
+}): string {
+  return page(
+    'Change password',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">Change your password</h1>
+      <p class="muted">Signed in as <strong>${options.email}</strong>.</p>
+      ${alert(options.error)}
+      ${alert(options.retryAfterSeconds === undefined ? undefined : tooManySignInAttempts(options.retryAfterSeconds))}
+      <form method="post" action="/account/password">
+        <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
+        <input type="hidden" name="email" autocomplete="username" value="${options.email}" />
+        <label for="current_password">Current password</label>
+        <input
+          id="current_password"
+          name="current_password"
+          type="password"
+          autocomplete="current-password"
+          required
+          maxlength="1024"
+        />
+        ${newPasswordFields}
+        <div class="actions">
+          <button type="submit" class="primary">Change password</button>
+        </div>
+      </form>
+      <p class="muted small">Every other browser signed in to your account is signed out.</p>
+      <p><a href="/account/apps">Back to your connected applications</a></p>
+    </section>`,
+  )
+}
+
+/** The page a one-time reset link opens: set a new password. */
+export function resetPasswordPage(options: {
+  token: string
+  csrfToken: string
+  error?: string | undefined
+}): string {
+  return page(
+    'Set a new password',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">Set a new password</h1>
+      ${alert(options.error)}
+      <form method="post" action="/account/reset-password">
+        <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
+        <input type="hidden" name="token" value="${options.token}" />
+        ${newPasswordFields}
+        <div class="actions">
+          <button type="submit" class="primary">Set password</button>
+        </div>
+      </form>
+      <p class="muted small">This link works once. Setting a password signs you out everywhere.</p>
+    </section>`,
+  )
+}
+
+/** After a change or a reset: what happened, and where to go. */
+export function passwordSetPage(options: { heading: string; message: string; link: SafeHtml }): string {
+  return page(
+    options.heading,
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">${options.heading}</h1>
+      <p class="notice" role="status">${options.message}</p>
+      <p>${options.link}</p>
+    </section>`,
+  )
+}
+
+/** A reset link that is unknown, used or expired. */
+export function resetLinkInvalidPage(): string {
+  return page(
+    'Link expired',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">This link no longer works</h1>
+      <p>Password-reset links work once, for 30 minutes. Ask for a new one.</p>
+      <p><a href="/login">Sign in</a></p>
+    </section>`,
+  )
+}
