@@ -1,7 +1,7 @@
 import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import type { FastifyInstance } from 'fastify'
 import { type Logger, pino } from 'pino'
-import type { LogLevel } from './config.js'
+import type { ServiceConfig } from './config.js'
 import type { SchemaDatabaseHandle } from './db.js'
 
 /** The authorization server may start after us (one compose file, one demo): wait up to a minute. */
@@ -21,24 +21,6 @@ export async function verifierWhenReachable(
       await new Promise((resolve) => setTimeout(resolve, 2_000))
     }
   }
-}
-
-/** What every example API's process reads from its configuration. */
-export interface ServiceConfig {
-  readonly port: number
-  readonly host: string
-  readonly publicUrl: string
-  readonly databaseUrl: string | undefined
-  readonly databasePoolSize: number
-  /** PGlite's files when there is no databaseUrl. */
-  readonly dataDir: string
-  readonly issuer: string
-  readonly resource: string
-  readonly resourceServer: { readonly id: string; readonly secret: string }
-  readonly verification: 'local' | 'introspection'
-  readonly introspectionCacheSeconds: number
-  readonly maxFeedStalenessSeconds: number
-  readonly logLevel: LogLevel
 }
 
 /**
