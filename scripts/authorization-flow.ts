@@ -16,13 +16,6 @@ export const say = (line = '') => process.stdout.write(`${line}\n`)
 /** DATA_DIR (./.data): where the server keeps its admin token and the demos what they registered. */
 export const dataDirOf = (env: NodeJS.ProcessEnv = process.env) => env.DATA_DIR || './.data'
 
-/** The admin token: ADMIN_TOKEN, or the file the server wrote into DATA_DIR. */
-export function adminToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN
-  const path = join(dataDirOf(env), 'admin-token')
-  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined
-}
-
 export interface Metadata {
   issuer: string
   authorization_endpoint: string

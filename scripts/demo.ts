@@ -6,17 +6,16 @@
  * answer (tokens abbreviated).
  *
  * Environment: LINKAUTH_URL (default http://localhost:3000), LINKAUTH_ADMIN_URL (default
- * http://127.0.0.1:3001), ADMIN_TOKEN (default: read from $DATA_DIR/admin-token, DATA_DIR=./.data),
+ * http://ADMIN_HOST:ADMIN_PORT, 127.0.0.1:3001 unless set), ADMIN_TOKEN (default: read from $DATA_DIR/admin-token, DATA_DIR=./.data),
  * DEMO_PORT (the callback port; default: the previous run's, else any free port), DEMO_TIMEOUT
  * (seconds to wait; default 600). The application and user it registers are kept in
  * $DATA_DIR/linkauth-demo.json and reused by the next run.
  */
-import { createAdminClient } from '../src/cli/admin-client.js'
-import { adminToken, dataDirOf, metadata, runAuthorizationFlow, say } from './authorization-flow.js'
+import { adminToken, adminUrl, createAdminClient } from '../src/cli/admin-client.js'
+import { dataDirOf, metadata, runAuthorizationFlow, say } from './authorization-flow.js'
 
 const env = process.env
 const publicUrl = (env.LINKAUTH_URL || 'http://localhost:3000').replace(/\/$/, '')
-const adminUrl = env.LINKAUTH_ADMIN_URL || 'http://127.0.0.1:3001'
 
 /** Enough of a secret to recognise it, never enough to use it. */
 const abbreviate = (value: unknown) =>
@@ -30,7 +29,7 @@ async function main(): Promise<number> {
   say()
   const result = await runAuthorizationFlow({
     meta,
-    request: createAdminClient({ baseUrl: adminUrl, token: adminToken() }),
+    request: createAdminClient({ baseUrl: adminUrl(env), token: adminToken(env) }),
     appName: 'linkauth demo',
     port: Number(env.DEMO_PORT || 0),
     timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),

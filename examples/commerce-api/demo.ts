@@ -16,8 +16,8 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CliError, createAdminClient } from '../../src/cli/admin-client.js'
-import { adminToken, dataDirOf, runAuthorizationFlow, say } from '../../scripts/authorization-flow.js'
+import { adminToken, adminUrl, CliError, createAdminClient } from '../../src/cli/admin-client.js'
+import { dataDirOf, runAuthorizationFlow, say } from '../../scripts/authorization-flow.js'
 import {
   apiClient,
   authorizationServer,
@@ -33,7 +33,6 @@ const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.POR
   /\/$/,
   '',
 )
-const adminUrl = env.LINKAUTH_ADMIN_URL || `http://127.0.0.1:${env.ADMIN_PORT || 3001}`
 const dataDir = dataDirOf(env)
 const commercePort = Number(env.COMMERCE_PORT || 3003)
 const commerceUrl = (env.COMMERCE_PUBLIC_URL || `http://localhost:${commercePort}`).replace(/\/$/, '')
@@ -49,7 +48,7 @@ function expectStatus(what: string, res: { status: number; json: unknown }, stat
 
 async function main(): Promise<number> {
   const meta = await authorizationServer(publicUrl, env, dataDir)
-  const request = createAdminClient({ baseUrl: adminUrl, token: adminToken() })
+  const request = createAdminClient({ baseUrl: adminUrl(env), token: adminToken(env) })
   const credentials = await resourceServer({
     request,
     given: { id: env.COMMERCE_RESOURCE_SERVER_ID, secret: env.COMMERCE_RESOURCE_SERVER_SECRET },

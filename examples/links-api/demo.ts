@@ -16,14 +16,8 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CliError, createAdminClient } from '../../src/cli/admin-client.js'
-import {
-  adminToken,
-  dataDirOf,
-  type Metadata,
-  runAuthorizationFlow,
-  say,
-} from '../../scripts/authorization-flow.js'
+import { adminToken, adminUrl, CliError, createAdminClient } from '../../src/cli/admin-client.js'
+import { dataDirOf, type Metadata, runAuthorizationFlow, say } from '../../scripts/authorization-flow.js'
 import {
   apiClient,
   authorizationServer,
@@ -40,7 +34,6 @@ const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.POR
   /\/$/,
   '',
 )
-const adminUrl = env.LINKAUTH_ADMIN_URL || `http://127.0.0.1:${env.ADMIN_PORT || 3001}`
 const dataDir = dataDirOf(env)
 const linksPort = Number(env.LINKS_PORT || 3002)
 const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).replace(/\/$/, '')
@@ -88,7 +81,7 @@ async function watchRevocation(meta: Metadata, token: string, credentials: { id:
 
 async function main(): Promise<number> {
   const meta = await authorizationServer(publicUrl, env, dataDir)
-  const request = createAdminClient({ baseUrl: adminUrl, token: adminToken() })
+  const request = createAdminClient({ baseUrl: adminUrl(env), token: adminToken(env) })
   const credentials = await resourceServer({
     request,
     given: { id: env.LINKS_RESOURCE_SERVER_ID, secret: env.LINKS_RESOURCE_SERVER_SECRET },

@@ -1,4 +1,6 @@
 /** A small client of the admin API; every failure becomes a CliError with the exit code to use. */
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 export const EXIT_OK = 0
 export const EXIT_REFUSED = 1
@@ -11,6 +13,25 @@ export class CliError extends Error {
   ) {
     super(message)
   }
+}
+
+/**
+ * The admin API's address: LINKAUTH_ADMIN_URL, or where a server started with this environment
+ * listens (ADMIN_HOST, ADMIN_PORT). A wildcard host (all addresses) is reached on loopback.
+ */
+export function adminUrl(env: NodeJS.ProcessEnv): string {
+  if (env.LINKAUTH_ADMIN_URL) return env.LINKAUTH_ADMIN_URL
+  const configured = env.ADMIN_HOST || '127.0.0.1'
+  const host = ['0.0.0.0', '::', '[::]'].includes(configured) ? '127.0.0.1' : configured
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+  return `http://${bracketed}:${env.ADMIN_PORT || '3001'}`
+}
+
+/** The admin token: ADMIN_TOKEN, or the file the server wrote into DATA_DIR (default ./.data). */
+export function adminToken(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN
+  const path = join(env.DATA_DIR || './.data', 'admin-token')
+  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined
 }
 
 export interface AdminClientOptions {

@@ -1,8 +1,15 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { join } from 'node:path'
+import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
-import { CliError, createAdminClient, EXIT_OK, EXIT_REFUSED, EXIT_USAGE } from './admin-client.js'
+import {
+  adminToken,
+  adminUrl,
+  CliError,
+  createAdminClient,
+  EXIT_OK,
+  EXIT_REFUSED,
+  EXIT_USAGE,
+} from './admin-client.js'
 import { type Command, COMMANDS } from './commands.js'
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>
@@ -15,7 +22,8 @@ Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(24)} ${c.summary}`).join('\n')}
 
 Environment:
-  LINKAUTH_ADMIN_URL  admin API address (default http://127.0.0.1:3001)
+  LINKAUTH_ADMIN_URL  admin API address (default http://ADMIN_HOST:ADMIN_PORT, as the server reads
+                      them: 127.0.0.1 and 3001 unless set; a wildcard host is asked on 127.0.0.1)
   ADMIN_TOKEN         admin bearer token (default: read from DATA_DIR/admin-token, DATA_DIR=./.data)
 
 Run 'linkauth <command> --help' for a command's options.
@@ -35,12 +43,6 @@ function commandHelp(command: Command): string {
     ...options,
     '  --json  print the answer as JSON',
   ].join('\n')
-}
-
-function adminToken(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN
-  const path = join(env.DATA_DIR || './.data', 'admin-token')
-  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined
 }
 
 /**
@@ -137,7 +139,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return EXIT_USAGE
   }
   const request = createAdminClient({
-    baseUrl: io.env.LINKAUTH_ADMIN_URL || 'http://127.0.0.1:3001',
+    baseUrl: adminUrl(io.env),
     token: adminToken(io.env),
   })
   try {

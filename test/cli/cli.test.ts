@@ -205,6 +205,28 @@ describe('linkauth CLI against a live admin API', () => {
     expect(down.err).toMatch(/cannot reach the admin API at http:\/\/127\.0\.0\.1:9 .*is linkauth running\?/)
   })
 
+  it('without LINKAUTH_ADMIN_URL, asks the admin API where the server’s own ADMIN_HOST and ADMIN_PORT put it', async () => {
+    const { hostname, port } = new URL(adminUrl)
+    const found = await cli(['clients', 'list', '--json'], {
+      LINKAUTH_ADMIN_URL: '',
+      ADMIN_HOST: hostname,
+      ADMIN_PORT: port,
+    })
+    expect(found.code, found.err).toBe(0)
+    expect(() => JSON.parse(found.out) as unknown).not.toThrow()
+    // A server listening on every address is reached on loopback; IPv6 literals get their brackets.
+    const wildcard = await cli(['clients', 'list'], {
+      LINKAUTH_ADMIN_URL: '',
+      ADMIN_HOST: '0.0.0.0',
+      ADMIN_PORT: '9',
+    })
+    expect(wildcard.err).toContain('cannot reach the admin API at http://127.0.0.1:9 ')
+    const v6 = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: '', ADMIN_HOST: '::1', ADMIN_PORT: '9' })
+    expect(v6.err).toContain('cannot reach the admin API at http://[::1]:9 ')
+    const defaults = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: '' })
+    expect(defaults.err).toContain('at http://127.0.0.1:3001 ')
+  })
+
   it('exits 2 on wrong usage and 0 on --help', async () => {
     expect((await cli(['clients', 'create', '--name', 'X'])).code).toBe(2)
     expect((await cli(['clients', 'create', '--bogus'])).code).toBe(2)
