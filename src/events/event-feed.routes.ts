@@ -61,10 +61,9 @@ export function eventFeedRoutes(
     app.post<{ Params: { stream_id: string } }>(
       '/api/events/streams/:stream_id/poll',
       async (request, reply) => {
-        const resourceServerId = await authenticateResourceServer(
-          request.headers.authorization,
-          services.resourceServers,
-        )
+        const authenticate = () =>
+          authenticateResourceServer(request.headers.authorization, services.resourceServers)
+        const resourceServerId = await authenticate()
         assertJsonBody(request)
         const poll = parseOrProblem(pollRequestSchema, request.body)
         // A client that hangs up ends its wait; the listener's fan-out forgets it.
@@ -72,7 +71,11 @@ export function eventFeedRoutes(
         reply.raw.once('close', () => {
           if (!reply.raw.writableFinished) gone.abort()
         })
-        return services.events.poll(resourceServerId, request.params.stream_id, poll, gone.signal)
+        // A held poll authenticates again while it waits: disabling its resource server ends it.
+        return services.events.poll(resourceServerId, request.params.stream_id, poll, {
+          signal: gone.signal,
+          recheck: authenticate,
+        })
       },
     )
   }

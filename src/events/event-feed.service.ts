@@ -33,6 +33,16 @@ const REPUBLISH_INTERVAL_MS = 60_000
 /** While no notification listener is up, held polls look at the database this often. */
 const FALLBACK_RECHECK_MS = 500
 
+/**
+ * A held poll checks its caller's credentials again this often, and before it answers with events:
+ * a resource server disabled (or whose secret ended) while its poll is held is answered 401 within
+ * this time, the age of the credentials other instances keep in memory, rather than at max wait.
+ */
+const CREDENTIALS_RECHECK_MS = 5_000
+
+/** Throws (401 invalid_client) when the caller's credentials no longer hold. */
+export type RecheckCaller = () => Promise<unknown>
+
 /** RFC 8936 §2.4 poll request members; unknown members are ignored. */
 export const pollRequestSchema = z.object({
   ack: z
@@ -137,7 +147,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
     streamId: string,
     audience: string,
     request: PollRequest,
-    signal: AbortSignal | undefined,
+    held: { signal?: AbortSignal | undefined; recheck?: RecheckCaller | undefined },
   ): Promise<PollResponse> {
     const deadline = performance.now() + config.eventsMaxWaitSeconds * 1000
     for (;;) {
@@ -147,7 +157,13 @@ export function createEventFeedService(deps: EventFeedDeps) {
         const events = await pendingEvents(streamId, request.maxEvents + 1)
         if (events.length > 0 || request.returnImmediately)
           return respond(events, request.maxEvents, audience)
-        const outcome = await armed.wait(deadline - performance.now(), signal)
+        let outcome
+        do {
+          const left = deadline - performance.now()
+          outcome = await armed.wait(Math.min(left, CREDENTIALS_RECHECK_MS), held.signal)
+          if (outcome === 'closed') break
+          await held.recheck?.()
+        } while (outcome === 'timeout' && performance.now() < deadline)
         if (outcome !== 'wake') return { sets: {}, moreAvailable: false }
       } finally {
         armed.dispose()
@@ -215,13 +231,15 @@ export function createEventFeedService(deps: EventFeedDeps) {
     /**
      * RFC 8936 §2.4: applies the acknowledgements (and the errors, which end redelivery as well:
      * the same event would fail again), then answers with pending SETs, holding the request while
-     * there are none unless returnImmediately. `signal` ends the wait when the client goes away.
+     * there are none unless returnImmediately. `held.signal` ends the wait when the client goes
+     * away; `held.recheck` is called every CREDENTIALS_RECHECK_MS while the poll is held and after
+     * every wake, and its throw (the caller was disabled) is the answer.
      */
     async poll(
       resourceServerId: string,
       streamId: string,
       request: PollRequest,
-      signal?: AbortSignal,
+      held: { signal?: AbortSignal; recheck?: RecheckCaller } = {},
     ): Promise<PollResponse> {
       // Stream ids and acknowledgements name our rows, which are UUIDs; anything else matches none.
       if (!isUuid(streamId)) throw unknownStream()
@@ -246,7 +264,7 @@ export function createEventFeedService(deps: EventFeedDeps) {
         const pending = await pendingEvents(streamId, 1)
         return { sets: {}, moreAvailable: pending.length > 0 }
       }
-      return awaitEvents(streamId, resourceServerId, request, signal)
+      return awaitEvents(streamId, resourceServerId, request, held)
     },
 
     /** A stream not polled since this time is gone (housekeeping deletes it). */

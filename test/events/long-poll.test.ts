@@ -126,6 +126,36 @@ describe('a held poll', () => {
     }
   })
 
+  it('ends with 401 when its resource server is disabled: at the next event, with none delivered', async () => {
+    const retiring = await createResourceServer(t, 'Retiring API')
+    const stream = await createStream(t, retiring)
+    await drain(t, retiring, stream)
+    const answer = longPoll(base, stream, { credentials: retiring })
+    await held(t)
+    await t.services.resourceServers.disableResourceServer(retiring.id)
+    await revokeSomething(t)
+    const committed = performance.now()
+    const { status, body, at } = await answer
+    expect(status).toBe(401)
+    expect(body).toMatchObject({ error: 'invalid_client' })
+    expect(at - committed).toBeLessThan(2_000)
+  })
+
+  it('ends with 401 within the credentials recheck (5 s) when its resource server is disabled and nothing happens', async () => {
+    const retiring = await createResourceServer(t, 'Quiet retiring API')
+    const stream = await createStream(t, retiring)
+    await drain(t, retiring, stream)
+    const answer = longPoll(base, stream, { credentials: retiring })
+    await held(t)
+    const disabled = performance.now()
+    await t.services.resourceServers.disableResourceServer(retiring.id)
+    const { status, at } = await answer
+    expect(status).toBe(401)
+    // Far sooner than max wait (25 s): the held poll looked at its credentials again.
+    expect(at - disabled).toBeLessThan(7_000)
+    await held(t, 0)
+  })
+
   it('ends when the client hangs up, and is forgotten', async () => {
     const stream = await createStream(t, rs)
     await drain(t, rs, stream)
