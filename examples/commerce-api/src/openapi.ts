@@ -263,6 +263,13 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
                 schema: { type: 'string', maxLength: 100 },
                 description: 'Only this campaign’s links.',
               },
+              {
+                name: 'state',
+                in: 'query',
+                required: false,
+                schema: { type: 'string', enum: ['active', 'archived', 'all'], default: 'active' },
+                description: 'Links not archived (default), archived ones, or both.',
+              },
               ...pageParameters(100, 20),
             ],
           },
@@ -294,9 +301,12 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
         patch: operation(
           ECOM,
           {
-            summary: 'Change the campaign or UTM values of an e-commerce link',
+            summary: 'Change the campaign or UTM values of an e-commerce link, or archive it',
             description:
-              'Each named value replaces the old one; null clears it. The target and slug never change.',
+              'Each named value replaces the old one; null clears it. The target and slug never change. ' +
+              '`archived: true` ends the link: its short URL answers 410 and counts nothing, its slug stays taken, ' +
+              'and its clicks, conversions (reported later too) and statistics stay. `archived: false` brings it back. ' +
+              'Links are never deleted.',
             operationId: 'updateLink',
             tags: ['Links'],
             parameters: [
@@ -452,6 +462,10 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             },
             '404': {
               description: 'No such link: a page.',
+              content: { 'text/html': {} },
+            },
+            '410': {
+              description: 'The link was archived by its owner: a page. Nothing is counted.',
               content: { 'text/html': {} },
             },
           },
@@ -622,6 +636,7 @@ function schemas(): Record<string, Json> {
       'utm',
       'clicks',
       'created_at',
+      'archived_at',
     ],
     properties: {
       id: { type: 'string', format: 'uuid' },
@@ -633,6 +648,10 @@ function schemas(): Record<string, Json> {
       utm: { ...utm, required: ['source', 'medium', 'campaign', 'term', 'content'] },
       clicks: { type: 'integer' },
       created_at: time,
+      archived_at: {
+        ...nullable(time),
+        description: 'When it was archived (its short URL answers 410), or null.',
+      },
     },
   }
   const list: [string, Json][] = Object.entries({
@@ -732,6 +751,7 @@ function schemas(): Record<string, Json> {
             ]),
           ),
         },
+        archived: { type: 'boolean', description: 'true archives the link, false brings it back.' },
       },
     },
     LinkPage: {

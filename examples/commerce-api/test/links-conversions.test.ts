@@ -197,8 +197,67 @@ describe('e-commerce links and their redirect', () => {
     })
     expect((await s.api('PATCH', `/api/links/${id}`, alice, {})).body).toMatchObject({
       status: 400,
-      detail: 'name campaign or utm to change',
+      detail: 'name campaign, utm or archived to change',
     })
+  })
+
+  it('archiving ends the short URL (410 page, nothing counted) and keeps the slug, the history and late conversions', async () => {
+    const link = await s.api('POST', '/api/links', alice, {
+      target_url: 'https://shop.example/ending',
+      campaign: 'summer-end',
+    })
+    const id = String(link.body.id)
+    const slug = String(link.body.slug)
+    const clickId = (await click(slug)).searchParams.get('lclid')!
+    expect(link.body.archived_at).toBeNull()
+
+    const archived = await s.api('PATCH', `/api/links/${id}`, alice, { archived: true })
+    expect(archived.status).toBe(200)
+    expect(archived.body).toMatchObject({ id, clicks: 1, archived_at: s.clock.now().toISOString() })
+    for (const method of ['GET', 'HEAD']) {
+      const gone = await s.api(method, `/${slug.toUpperCase()}`, undefined)
+      expect(gone.status, method).toBe(410)
+      expect(gone.headers.get('location')).toBeNull()
+      expect(gone.headers.get('content-type')).toMatch(/^text\/html/)
+    }
+    // Nothing counted; archiving twice keeps the first time.
+    const first = archived.body.archived_at
+    s.clock.advance(60_000)
+    const again = await s.api('PATCH', `/api/links/${id}`, alice, { archived: true })
+    expect(again.body).toMatchObject({ clicks: 1, archived_at: first })
+    // The slug stays taken: a printed URL never leads somewhere new.
+    const taken = await s.api('POST', '/api/links', alice, { target_url: 'https://shop.example/x', slug })
+    expect(taken.status).toBe(409)
+    // An order placed after the click is still reported after the archive, and counts.
+    const late = await s.api('POST', '/api/conversions', alice, conversion(clickId, `late-${id}`))
+    expect(late.status).toBe(201)
+    const stats = await s.api('GET', `/api/links/${id}/stats?from=2026-01-01&to=2026-12-31`, alice)
+    expect(stats.body).toMatchObject({ clicks: 1, conversions: 1 })
+
+    // Listing: active links by default, archived ones on request, both with state=all.
+    const ids = async (query: string) =>
+      (
+        (await s.api('GET', `/api/links?campaign=summer-end${query}`, alice)).body.links as { id: string }[]
+      ).map((l) => l.id)
+    expect(await ids('')).toEqual([])
+    expect(await ids('&state=archived')).toEqual([id])
+    expect(await ids('&state=all')).toEqual([id])
+    expect((await s.api('GET', '/api/links?state=deleted', alice)).body).toMatchObject({
+      status: 400,
+      field: 'state',
+    })
+    expect((await s.api('PATCH', `/api/links/${id}`, alice, { archived: 'yes' })).body).toMatchObject({
+      status: 400,
+      field: '/archived',
+    })
+    const bob = (await s.tokenFor(['ecommerce:write'])).token
+    expect((await s.api('PATCH', `/api/links/${id}`, bob, { archived: false })).status).toBe(404)
+
+    // Brought back: it redirects and counts again.
+    const back = await s.api('PATCH', `/api/links/${id}`, alice, { archived: false })
+    expect(back.body).toMatchObject({ archived_at: null })
+    await click(slug)
+    expect((await s.api('GET', `/api/links/${id}`, alice)).body.clicks).toBe(2)
   })
 
   it('concurrent clicks are each recorded, each with its own click id', async () => {

@@ -42,6 +42,8 @@ export interface LinksTable {
   utm_term: string | null
   utm_content: string | null
   created_at: Created
+  /** Set when its owner archived it: the short URL answers 410 and counts nothing. */
+  archived_at: ColumnType<Date | null, never, Date | null>
 }
 
 export interface ClicksTable {

@@ -66,12 +66,19 @@ export function linkInputSchemas(publicUrl: string) {
               { error: 'must be an object of source, medium, campaign, term, content' },
             )
             .optional(),
+          archived: z.boolean({ error: 'must be true (archive) or false (bring back)' }).optional(),
         },
         BODY,
       )
-      .refine((c) => c.campaign !== undefined || c.utm !== undefined, 'name campaign or utm to change'),
+      .refine(
+        (c) => c.campaign !== undefined || c.utm !== undefined || c.archived !== undefined,
+        'name campaign, utm or archived to change',
+      ),
     listQuery: z.strictObject({
       campaign: campaignName.optional(),
+      state: z
+        .enum(['active', 'archived', 'all'], { error: 'must be active, archived or all' })
+        .default('active'),
       limit: limit(MAX_PAGE, 20),
       cursor: cursor(decodeLinkCursor).optional(),
     }),

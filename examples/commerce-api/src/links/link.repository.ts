@@ -24,7 +24,12 @@ export interface EcommerceLink {
   utm: Utm
   clicks: number
   createdAt: Date
+  /** When its owner archived it (its short URL answers 410), or null. */
+  archivedAt: Date | null
 }
+
+/** Which of an owner's links a listing shows. */
+export type LinkState = 'active' | 'archived' | 'all'
 
 /** The link's columns with its product's id and URL, and its click count. */
 function linkQuery(db: Db) {
@@ -42,6 +47,7 @@ function linkQuery(db: Db) {
       'links.utm_term',
       'links.utm_content',
       'links.created_at',
+      'links.archived_at',
       'products.shop_product_id',
       sql<string>`coalesce(products.url, links.target_url)`.as('target'),
       sql<string | number>`(select count(*) from commerce_api.clicks c where c.link_id = links.id)`.as(
@@ -69,6 +75,7 @@ function toLink(row: LinkQueryRow): EcommerceLink {
     },
     clicks: Number(row.clicks),
     createdAt: row.created_at,
+    archivedAt: row.archived_at,
   }
 }
 
@@ -106,17 +113,27 @@ export async function insertLink(
 }
 
 /**
- * Changes the campaign and UTM values of the owner's link (`undefined`: unchanged, `null`: cleared);
- * false when there is no such link of theirs. The target and slug never change: printed links stay true.
+ * Changes the campaign and UTM values of the owner's link (`undefined`: unchanged, `null`: cleared),
+ * and archives it (keeping the first time) or brings it back; false when there is no such link of
+ * theirs. The target and slug never change: printed links stay true.
  */
 export async function updateOwnedLink(
   db: Db,
   ownerId: string,
   id: string,
-  changes: { campaign?: string | null | undefined; utm?: Partial<Utm> | undefined },
+  changes: {
+    campaign?: string | null | undefined
+    utm?: Partial<Utm> | undefined
+    archived?: boolean | undefined
+  },
+  now: Date,
 ): Promise<boolean> {
   const utm = changes.utm ?? {}
   const set = {
+    ...(changes.archived === true
+      ? { archived_at: sql<Date>`coalesce(archived_at, ${now}::timestamptz)` }
+      : {}),
+    ...(changes.archived === false ? { archived_at: null } : {}),
     ...(changes.campaign !== undefined ? { campaign: changes.campaign } : {}),
     ...(utm.source !== undefined ? { utm_source: utm.source } : {}),
     ...(utm.medium !== undefined ? { utm_medium: utm.medium } : {}),
@@ -142,9 +159,11 @@ export async function findOwnedLink(db: Db, ownerId: string, id: string): Promis
 export async function listOwnedLinks(
   db: Db,
   ownerId: string,
-  page: { campaign?: string | undefined; beforeSeq?: number | undefined; limit: number },
+  page: { campaign?: string | undefined; state: LinkState; beforeSeq?: number | undefined; limit: number },
 ): Promise<EcommerceLink[]> {
   let query = linkQuery(db).where('links.owner_id', '=', ownerId)
+  if (page.state !== 'all')
+    query = query.where('links.archived_at', page.state === 'active' ? 'is' : 'is not', null)
   if (page.campaign !== undefined) query = query.where('links.campaign', '=', page.campaign)
   if (page.beforeSeq !== undefined) query = query.where('links.seq', '<', page.beforeSeq)
   const rows = await query.orderBy('links.seq', 'desc').limit(page.limit).execute()
@@ -166,16 +185,26 @@ export async function findProductRowId(db: Db, ownerId: string, shopProductId: s
 export const newClickId = () => randomBytes(16).toString('base64url')
 export const CLICK_ID = /^[A-Za-z0-9_-]{22}$/
 
+/** Where a short URL leads: its target and UTM values, or that its link is archived. */
+export type Destination = { archived: false; target: string; utm: Utm } | { archived: true }
+
+function destinationOf(row: Parameters<typeof utmOf>[0] & { target: string; archived_at: Date | null }) {
+  return row.archived_at !== null
+    ? ({ archived: true } as const)
+    : ({ archived: false, target: row.target, utm: utmOf(row) } as const)
+}
+
 /**
  * Records a click on the link with this slug and returns where to send the visitor (with the
- * link's UTM values), or undefined when no link has the slug. One statement.
+ * link's UTM values), or undefined when no link has the slug. An archived link counts nothing.
+ * One statement.
  */
 export async function recordClick(
   db: Db,
   slug: string,
   clickId: string,
   now: Date,
-): Promise<{ target: string; utm: Utm } | undefined> {
+): Promise<Destination | undefined> {
   const row = await db
     .with('link', (qb) =>
       qb
@@ -189,6 +218,7 @@ export async function recordClick(
           'links.utm_campaign',
           'links.utm_term',
           'links.utm_content',
+          'links.archived_at',
         ])
         .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`),
     )
@@ -203,17 +233,18 @@ export async function recordClick(
               sql<string>`${clickId}`.as('id'),
               'link.id',
               sql<Date>`${now}::timestamptz`.as('clicked_at'),
-            ]),
+            ])
+            .where('link.archived_at', 'is', null),
         ),
     )
     .selectFrom('link')
     .selectAll()
     .executeTakeFirst()
-  return row && { target: row.target, utm: utmOf(row) }
+  return row && destinationOf(row)
 }
 
 /** Where the link with this slug leads, counting nothing (HEAD requests, link previews). */
-export async function findTarget(db: Db, slug: string): Promise<{ target: string; utm: Utm } | undefined> {
+export async function findTarget(db: Db, slug: string): Promise<Destination | undefined> {
   const row = await db
     .selectFrom('links')
     .leftJoin('products', 'products.id', 'links.product_id')
@@ -224,10 +255,11 @@ export async function findTarget(db: Db, slug: string): Promise<{ target: string
       'links.utm_campaign',
       'links.utm_term',
       'links.utm_content',
+      'links.archived_at',
     ])
     .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`)
     .executeTakeFirst()
-  return row && { target: row.target, utm: utmOf(row) }
+  return row && destinationOf(row)
 }
 
 function utmOf(row: {

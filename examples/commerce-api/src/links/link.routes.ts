@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { parseInput } from '../../../shared/parse.js'
-import { notFoundPage } from '../../../shared/pages.js'
+import { notFoundPage, visitorPage } from '../../../shared/pages.js'
 import { formatMinor } from '../money/money.js'
 import { ECOMMERCE, noStore, ownerOf } from '../web/owner.js'
 import { campaignName, type LinkInputSchemas } from './link-input.js'
@@ -18,6 +18,7 @@ export function linkJson(link: EcommerceLink, publicUrl: string) {
     utm: link.utm,
     clicks: link.clicks,
     created_at: link.createdAt.toISOString(),
+    archived_at: link.archivedAt?.toISOString() ?? null,
   }
 }
 
@@ -47,7 +48,7 @@ function statsJson(stats: Stats) {
 
 const campaignParam = z.strictObject({ campaign: campaignName })
 
-/** E-commerce links (ecommerce:write): create, list, read, statistics per link and per campaign. */
+/** E-commerce links (ecommerce:write): create, list, read, change or archive, statistics per link and per campaign. */
 export function linkRoutes(links: LinkService, schemas: LinkInputSchemas, publicUrl: string) {
   const json = (link: EcommerceLink) => linkJson(link, publicUrl)
   const linkId = (request: FastifyRequest) => (request.params as { id: string }).id
@@ -98,18 +99,20 @@ export function linkRoutes(links: LinkService, schemas: LinkInputSchemas, public
 /**
  * `GET /:slug`: the short URL itself, public. Records a click and answers 302 to the target with the
  * UTM values and the click id (`lclid`); HEAD (link previews, monitors) answers the same without a
- * click id and counts nothing. `no-store`, so every visit reaches us and is counted.
+ * click id and counts nothing. `no-store`, so every visit reaches us and is counted. An archived
+ * link answers 410 with a page, and counts nothing.
  */
 export function redirectRoutes(links: LinkService) {
   return async (app: FastifyInstance) => {
     app.get('/:slug', async (request, reply) => {
       const { slug } = request.params as { slug: string }
-      const target = await links.follow(slug, { count: request.method === 'GET' })
-      if (target === undefined) return notFoundPage(reply)
+      const destination = await links.follow(slug, { count: request.method === 'GET' })
+      if (destination === undefined) return notFoundPage(reply)
+      if (destination.archived) return visitorPage(reply, 410)
       return reply
         .header('cache-control', 'no-store')
         .header('referrer-policy', 'no-referrer')
-        .redirect(target, 302)
+        .redirect(destination.url, 302)
     })
   }
 }

@@ -17,6 +17,7 @@ import {
   type StatsQuery,
 } from './link-input.js'
 import {
+  type Destination,
   type EcommerceLink,
   findOwnedLink,
   findProductRowId,
@@ -168,6 +169,7 @@ export function createLinkService({ db, clock }: { db: Kysely<CommerceDatabase>;
     async listLinks(ownerId: string, query: LinkListQuery) {
       const rows = await listOwnedLinks(db, ownerId, {
         campaign: query.campaign,
+        state: query.state,
         beforeSeq: query.cursor,
         limit: query.limit + 1,
       })
@@ -182,7 +184,7 @@ export function createLinkService({ db, clock }: { db: Kysely<CommerceDatabase>;
     getLink: ownedLink,
 
     async updateLink(ownerId: string, id: string, changes: LinkChanges): Promise<EcommerceLink> {
-      if (!UUID.test(id) || !(await updateOwnedLink(db, ownerId, id, changes)))
+      if (!UUID.test(id) || !(await updateOwnedLink(db, ownerId, id, changes, clock.now())))
         throw new NotFoundError('No link of yours has this id.')
       return ownedLink(ownerId, id)
     },
@@ -203,17 +205,19 @@ export function createLinkService({ db, clock }: { db: Kysely<CommerceDatabase>;
 
     /**
      * Where a short URL sends a visitor: the target with UTM values and, when the click is counted
-     * (GET), the new click id. Undefined for a slug no link has.
+     * (GET), the new click id; `archived` for an archived link (nothing counted). Undefined for a
+     * slug no link has.
      */
-    async follow(slug: string, options: { count: boolean }): Promise<string | undefined> {
+    async follow(
+      slug: string,
+      options: { count: boolean },
+    ): Promise<{ archived: false; url: string } | { archived: true } | undefined> {
       if (!SLUG_PATTERN.test(slug)) return undefined
-      if (!options.count) {
-        const found = await findTarget(db, slug)
-        return found && redirectUrl(found.target, found.utm, undefined)
-      }
-      const clickId = newClickId()
-      const found = await recordClick(db, slug, clickId, clock.now())
-      return found && redirectUrl(found.target, found.utm, clickId)
+      const clickId = options.count ? newClickId() : undefined
+      const found: Destination | undefined =
+        clickId === undefined ? await findTarget(db, slug) : await recordClick(db, slug, clickId, clock.now())
+      if (!found || found.archived) return found
+      return { archived: false, url: redirectUrl(found.target, found.utm, clickId) }
     },
   }
 }
