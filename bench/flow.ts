@@ -194,21 +194,38 @@ export function refreshChainRequest(party: BenchParty, refreshTokens: string[], 
 }
 
 /**
- * A DPoP client's proofs (RFC 9449) for `url`: one P-256 key, a fresh proof per call, signed with
- * node:crypto synchronously (autocannon's setupRequest cannot wait), so the bench client's own cost
- * stays small beside the server's.
+ * A DPoP client's key (RFC 9449): one P-256 key, a fresh proof per call for a method and URL (with
+ * `ath` when an access token is sent), signed with node:crypto synchronously (autocannon's
+ * setupRequest cannot wait), so the bench client's own cost stays small beside the server's.
  */
-export function dpopProofs(url: string): () => string {
+export interface DpopKey {
+  proof(method: string, url: string, accessToken?: string): string
+}
+
+export function dpopKey(): DpopKey {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const header = Buffer.from(
     JSON.stringify({ typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) }),
   ).toString('base64url')
-  return () => {
-    const claims = { jti: randomUUID(), htm: 'POST', htu: url, iat: Math.floor(Date.now() / 1000) }
-    const input = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
-    const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' })
-    return `${input}.${signature.toString('base64url')}`
+  return {
+    proof(method, url, accessToken) {
+      const claims = {
+        jti: randomUUID(),
+        htm: method,
+        htu: url,
+        iat: Math.floor(Date.now() / 1000),
+        ...(accessToken ? { ath: createHash('sha256').update(accessToken).digest('base64url') } : {}),
+      }
+      const input = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`
+      const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' })
+      return `${input}.${signature.toString('base64url')}`
+    },
   }
+}
+
+/** Proofs of one key for POSTs to `url` (the token endpoint). */
+export function dpopProofs(url: string, key: DpopKey = dpopKey()): () => string {
+  return () => key.proof('POST', url)
 }
 
 /** Registers a resource server; answers its HTTP Basic credentials for introspection. */
