@@ -21,8 +21,8 @@
  * }
  * ```
  */
-import { base64url, calculateJwkThumbprint, compactVerify, errors, importJWK, type JWK } from 'jose'
-import { createHash } from 'node:crypto'
+import { base64url, type JWK } from 'jose'
+import { constants, createHash, createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto'
 
 /** RFC 9449 §4.2: the `typ` header of a DPoP proof. */
 export const DPOP_PROOF_TYPE = 'dpop+jwt'
@@ -237,25 +237,107 @@ function checkHeader(
   return { alg: alg as DpopAlgorithm, jwk: jwk as JWK }
 }
 
-async function verifySignature(proof: string, alg: DpopAlgorithm, jwk: JWK): Promise<Uint8Array> {
-  let key: Awaited<ReturnType<typeof importJWK>>
+/** RFC 7638 §3.2: the members of each key type its thumbprint covers, in lexicographic order. */
+const THUMBPRINT_MEMBERS: Record<string, readonly string[]> = {
+  EC: ['crv', 'kty', 'x', 'y'],
+  OKP: ['crv', 'kty', 'x'],
+  RSA: ['e', 'kty', 'n'],
+}
+
+/**
+ * The RFC 7638 thumbprint (SHA-256, base64url) of a public JWK of type EC, OKP or RSA: the hash of
+ * its required members as JSON, in lexicographic order, without whitespace. Undefined when a
+ * required member is missing or not a string.
+ */
+export function jwkThumbprint(jwk: JWK): string | undefined {
+  const members = THUMBPRINT_MEMBERS[jwk.kty ?? '']
+  if (!members) return undefined
+  const parts: string[] = []
+  for (const member of members) {
+    const value = (jwk as Record<string, unknown>)[member]
+    if (typeof value !== 'string') return undefined
+    parts.push(`${JSON.stringify(member)}:${JSON.stringify(value)}`)
+  }
+  return createHash('sha256')
+    .update(`{${parts.join(',')}}`)
+    .digest('base64url')
+}
+
+/** Each algorithm's digest (null: EdDSA signs the message itself) and the key it needs (RFC 7518, RFC 8037). */
+const SIGNATURE_SCHEMES: Record<DpopAlgorithm, { digest: string | null; fits(key: KeyObject): boolean }> =
+  (() => {
+    const ec = (curve: string) => (key: KeyObject) =>
+      key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === curve
+    // RFC 7518 §3.3 and §3.5: RSA keys of 2048 bits or more.
+    const rsa = (key: KeyObject) =>
+      key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048
+    return {
+      ES256: { digest: 'sha256', fits: ec('prime256v1') },
+      ES384: { digest: 'sha384', fits: ec('secp384r1') },
+      ES512: { digest: 'sha512', fits: ec('secp521r1') },
+      EdDSA: {
+        digest: null,
+        fits: (key) => key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448',
+      },
+      Ed25519: { digest: null, fits: (key) => key.asymmetricKeyType === 'ed25519' },
+      PS256: { digest: 'sha256', fits: rsa },
+      PS384: { digest: 'sha384', fits: rsa },
+      PS512: { digest: 'sha512', fits: rsa },
+      RS256: { digest: 'sha256', fits: rsa },
+      RS384: { digest: 'sha384', fits: rsa },
+      RS512: { digest: 'sha512', fits: rsa },
+    }
+  })()
+
+/**
+ * Public keys of recent proofs by thumbprint: a client signs every proof with one key, so its key is
+ * parsed once rather than on every request. A thumbprint names the key's every parameter (RFC 7638),
+ * so the same thumbprint is the same key. Bounded; cleared when full.
+ */
+const KEY_CACHE_MAX = 10_000
+const keyCache = new Map<string, KeyObject>()
+
+function publicKeyOf(jwk: JWK, jkt: string): KeyObject {
+  const cached = keyCache.get(jkt)
+  if (cached) return cached
+  let key: KeyObject
   try {
-    key = await importJWK(jwk, alg)
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
   } catch {
     throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
   }
-  if (key instanceof Uint8Array || key.type !== 'public')
-    throw fail('invalid_key', 'The DPoP proof must carry a public key in its jwk header.')
-  try {
-    const { payload } = await compactVerify(proof, key, { algorithms: [alg] })
-    return payload
-  } catch (err) {
-    if (err instanceof errors.JWSSignatureVerificationFailed)
-      throw fail('bad_signature', 'The DPoP proof signature is invalid.')
-    if (err instanceof errors.JOSEError) throw malformed()
-    // jose's TypeErrors are about the key (an RSA modulus under 2048 bits, say).
+  if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
+  keyCache.set(jkt, key)
+  return key
+}
+
+/**
+ * §4.3 item 7: the signature, with node:crypto (synchronous, no key import or WebCrypto round trip
+ * per proof). Answers the payload's bytes.
+ */
+function verifySignature(proof: string, alg: DpopAlgorithm, jwk: JWK, jkt: string): Uint8Array {
+  const scheme = SIGNATURE_SCHEMES[alg]
+  const key = publicKeyOf(jwk, jkt)
+  if (!scheme.fits(key))
     throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
+  const [header, payload, signature] = proof.split('.') as [string, string, string]
+  let valid: boolean
+  try {
+    valid = verify(
+      scheme.digest,
+      Buffer.from(`${header}.${payload}`, 'ascii'),
+      alg.startsWith('ES')
+        ? { key, dsaEncoding: 'ieee-p1363' }
+        : alg.startsWith('PS')
+          ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
+          : key,
+      Buffer.from(signature, 'base64url'),
+    )
+  } catch {
+    valid = false
   }
+  if (!valid) throw fail('bad_signature', 'The DPoP proof signature is invalid.')
+  return Buffer.from(payload, 'base64url')
 }
 
 /**
@@ -275,7 +357,10 @@ export async function verifyDpopProof(proof: unknown, check: DpopProofCheck): Pr
   const compact = singleProof(proof)
   const [headerSegment] = compact.split('.') as [string]
   const { alg, jwk } = checkHeader(headerSegment, algorithms)
-  const payloadBytes = await verifySignature(compact, alg, jwk)
+  const jkt = jwkThumbprint(jwk)
+  if (jkt === undefined)
+    throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
+  const payloadBytes = verifySignature(compact, alg, jwk, jkt)
 
   let payload: unknown
   try {
@@ -311,9 +396,6 @@ export async function verifyDpopProof(proof: unknown, check: DpopProofCheck): Pr
   if (check.nonce !== undefined && (nonce === undefined || !(await check.nonce(nonce))))
     throw fail('nonce_required', 'The authorization server requires a fresh DPoP nonce.')
 
-  const jkt = await calculateJwkThumbprint(jwk, 'sha256').catch(() => {
-    throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
-  })
   // One key's jtis never collide with another's; the hash keeps the store's keys short and fixed.
   const replayKey = createHash('sha256').update(`${jkt}:${jti}`).digest('base64url')
   const expiresAt = Math.ceil(iat + maxAge + skew) + 1

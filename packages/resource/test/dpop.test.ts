@@ -5,8 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import {
   accessTokenHash,
   createMemoryReplayStore,
+  DPOP_ASYMMETRIC_ALGORITHMS,
   type DpopProofCheck,
   DpopProofError,
+  jwkThumbprint,
   normalizeHtu,
   verifyDpopProof,
 } from '@linkauth/resource/dpop'
@@ -91,6 +93,17 @@ describe('verifyDpopProof accepts', () => {
   it('an EdDSA proof', async () => {
     const result = await verifyDpopProof(await proof({ key: ed25519 }), check())
     expect(result.jkt).toBe(await calculateJwkThumbprint(ed25519.jwk, 'sha256'))
+  })
+
+  it('every asymmetric algorithm, signed by jose, with the thumbprint jose computes', async () => {
+    for (const alg of DPOP_ASYMMETRIC_ALGORITHMS) {
+      const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true })
+      const key = { privateKey, jwk: await exportJWK(publicKey), alg }
+      const result = await verifyDpopProof(await proof({ key }), check({ algorithms: [alg] }))
+      expect(result.jkt, alg).toBe(await calculateJwkThumbprint(key.jwk, 'sha256'))
+      // A second proof of the same key (its parsed key is reused) verifies the same way.
+      expect((await verifyDpopProof(await proof({ key }), check({ algorithms: [alg] }))).jkt).toBe(result.jkt)
+    }
   })
 
   it('htu with another query, fragment, case of scheme and host, and an explicit default port', async () => {
@@ -193,6 +206,24 @@ describe('verifyDpopProof refuses', () => {
     expect((await refusal(await proof({ header: { jwk: { kty: 'oct' } } }))).code).toBe('invalid_key')
     expect((await refusal(await proof({ header: { jwk: ed25519.jwk } }))).code).toBe('invalid_key')
     expect((await refusal(await proof({ header: { jwk: other.jwk } }))).code).toBe('bad_signature')
+  })
+
+  it('a key of the right type for another algorithm of its family', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' })
+    const p384 = nodeSigned(
+      { typ: 'dpop+jwt', alg: 'ES256', jwk: publicKey.export({ format: 'jwk' }) },
+      claimsNow(),
+      (input) => sign('sha256', input, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
+    )
+    expect((await refusal(p384)).code).toBe('invalid_key')
+    // RSA-PSS signature presented as PKCS #1 v1.5: the same key, the wrong scheme.
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const pss = nodeSigned(
+      { typ: 'dpop+jwt', alg: 'RS256', jwk: rsa.publicKey.export({ format: 'jwk' }) },
+      claimsNow(),
+      (input) => sign('sha256', input, { key: rsa.privateKey, padding: 6, saltLength: 32 }),
+    )
+    expect((await refusal(pss, { algorithms: ['RS256'] })).code).toBe('bad_signature')
   })
 
   it('an RSA key shorter than 2048 bits, even with RS256 allowed', async () => {
@@ -317,6 +348,20 @@ describe('verifyDpopProof refuses', () => {
     const err = await refusal(p, { accessToken: 'secret-token' })
     expect(err.description).not.toContain(p.slice(0, 20))
     expect(err.message).not.toContain('secret-token')
+  })
+})
+
+describe('jwkThumbprint', () => {
+  it('is RFC 7638 for EC, OKP and RSA keys whatever other members they carry, and undefined without a required one', async () => {
+    const rsa = await exportJWK((await generateKeyPair('PS256', { extractable: true })).publicKey)
+    for (const jwk of [es256.jwk, ed25519.jwk, rsa]) {
+      const expected = await calculateJwkThumbprint(jwk, 'sha256')
+      expect(jwkThumbprint(jwk)).toBe(expected)
+      expect(jwkThumbprint({ use: 'sig', alg: 'ES256', kid: 'k1', ...jwk })).toBe(expected)
+    }
+    expect(jwkThumbprint({ ...es256.jwk, y: undefined })).toBeUndefined()
+    expect(jwkThumbprint({ ...rsa, e: 65537 as unknown as string })).toBeUndefined()
+    expect(jwkThumbprint({ kty: 'oct', k: 'abc' })).toBeUndefined()
   })
 })
 
