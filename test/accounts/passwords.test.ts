@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
 import { sha256 } from '../../src/lib/secrets.js'
-import { adminHeaders, buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
 import { createTestClock, type TestClock } from '../helpers/clock.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 /**
  * Users' own passwords (issue 18): the change form on the account pages, and the operator's
@@ -73,16 +73,7 @@ async function useLink(browser: Browser, url: string, password = NEW_PASSWORD, c
   })
 }
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent' },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = cliAgainst(() => adminUrl)
 
 describe('changing one’s own password', () => {
   it('needs a session: the page sends the visitor to sign in and back', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
-import { adminHeaders, buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { createParty, exchangeCode, tokenRequest } from '../helpers/fixtures.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 /** GET /admin/users paged and searched, PATCH /admin/users/:id, and their CLI (issue 18). */
 let t: TestApp
@@ -25,16 +25,7 @@ const patch = (id: string, payload: unknown) =>
 const emails = async (query: string) =>
   ((await get(`/admin/users${query}`)).json().users as { email: string }[]).map((u) => u.email)
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent' },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = cliAgainst(() => adminUrl)
 
 describe('GET /admin/users', () => {
   it('searches by email prefix or part, in any case; LIKE characters match only themselves', async () => {

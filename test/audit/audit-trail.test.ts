@@ -1,7 +1,6 @@
 import { Writable } from 'node:stream'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
 import {
   adminHeaders,
   GENEROUS_LIMITS,
@@ -14,6 +13,7 @@ import { createRunningClock } from '../helpers/clock.js'
 import { createParty, exchangeCode, tokenRequest } from '../helpers/fixtures.js'
 import { basicAuth, createResourceServer, introspectRequest } from '../helpers/tokens.js'
 import { runWholeFlow, spellings } from '../helpers/whole-flow.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 /**
  * The audit trail (issue 18): what is recorded, that it is recorded with the change it records and
@@ -64,16 +64,7 @@ async function audit(query = ''): Promise<{ events: EventJson[]; next_cursor: st
   return res.json()
 }
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminBase, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent' },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = cliAgainst(() => adminBase)
 
 /** Every audit row as text, for looking for what must not be there. */
 async function wholeTable(): Promise<string> {

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
 import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -16,16 +16,7 @@ afterAll(async () => {
   await t.close()
 })
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent', ...env },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = cliAgainst(() => adminUrl)
 
 describe('linkauth CLI against a live admin API', () => {
   it('creates, lists, shows and disables a client', async () => {

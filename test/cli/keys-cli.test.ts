@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
 import { encryptPrivateKey, parseKeyEncryptionKey } from '../../src/tokens/key-encryption.js'
 import { generateSigningKey } from '../../src/tokens/key-material.js'
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 /** linkauth keys list / revoke / rekey against a live admin API. */
 
@@ -16,16 +16,7 @@ afterAll(async () => {
   await t.close()
 })
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent' },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = cliAgainst(() => adminUrl)
 
 describe('linkauth keys', () => {
   it('revoke and rekey explain themselves with --help; revoke needs a KID', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { basicAuth, introspectRequest } from '../helpers/tokens.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 /** clients update/enable and the resource-servers lifecycle commands, against a live admin API. */
 let t: TestApp
@@ -12,16 +12,8 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
-async function cli(...args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent' },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const runAgainst = cliAgainst(() => adminUrl)
+const cli = (...args: string[]) => runAgainst(args)
 
 const introspectionStatus = async (id: string, secret: string) =>
   (await introspectRequest(t, { token: 'x' }, basicAuth(id, secret))).statusCode

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
 import { adminHeaders, buildTestApp, TEST_ADMIN_TOKEN } from '../helpers/app.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { freePort } from '../helpers/net.js'
 import { killStartedServers, startServer, waitForHealth } from '../helpers/server-process.js'
+import { runCliWith } from '../helpers/cli.js'
 
 /**
  * The runbooks of docs/operating.md "Respond to a leaked signing key" and "Change the key-encryption
@@ -33,12 +33,7 @@ const commands = (block: string) =>
     .filter((l) => l.startsWith('linkauth '))
     .map((l) => l.split(/\s+/).slice(1))
 
-async function cli(args: string[], env: Record<string, string>) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, { out: (s) => out.push(s), err: (s) => err.push(s), env })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = runCliWith
 
 const folders: string[] = []
 afterAll(() => {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../../src/cli/main.js'
-import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { Browser, hiddenField, PASSWORD } from '../helpers/browser.js'
+import { cliAgainst } from '../helpers/cli.js'
 
 /**
  * The runbooks of docs/operating.md "Find who revoked an app" and "Reset a user's password", run as
@@ -40,16 +40,7 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await runCli(args, {
-    out: (s) => out.push(s),
-    err: (s) => err.push(s),
-    env: { LINKAUTH_ADMIN_URL: adminUrl, ADMIN_TOKEN: TEST_ADMIN_TOKEN, DATA_DIR: '/nonexistent' },
-  })
-  return { code, out: out.join('\n'), err: err.join('\n') }
-}
+const cli = cliAgainst(() => adminUrl)
 
 describe('docs/operating.md runbooks, as written', () => {
   it('Find who revoked an app', async () => {
