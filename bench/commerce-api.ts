@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import autocannon from 'autocannon'
 import { admin, exchangeCodes, mintCodes, prepareParty } from './flow.js'
 import {
@@ -8,7 +7,7 @@ import {
   type ScenarioOptions,
   type ScenarioRow,
 } from './scenario.js'
-import { startBenchServer } from './server.js'
+import { startBenchServer, startExampleApi } from './server.js'
 
 /**
  * `npm run bench:commerce`: the commerce API's two hot paths at BENCH_CONNECTIONS (64) for
@@ -28,45 +27,8 @@ const only = process.env.BENCH_ONLY?.split(',')
 const baseUrl = `http://127.0.0.1:${COMMERCE_PORT}`
 const resource = `${baseUrl}/api`
 
-async function startCommerceApi(env: Record<string, string>) {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      ...(process.env.COMMERCE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      '--import',
-      'tsx',
-      'examples/commerce-api/src/main.ts',
-    ],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        COMMERCE_PORT: String(COMMERCE_PORT),
-        COMMERCE_PUBLIC_URL: baseUrl,
-        COMMERCE_LOG_LEVEL: process.env.COMMERCE_LOG_LEVEL ?? 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  )
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (i > 300 || child.exitCode !== null) throw new Error('the commerce API did not start')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return {
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
-  }
-}
+const startCommerceApi = (env: Record<string, string>) =>
+  startExampleApi({ dir: 'commerce-api', prefix: 'COMMERCE', port: COMMERCE_PORT, env })
 
 // Tokens outlive the run; a token without `resource` carries ACCESS_TOKEN_AUDIENCE: the commerce API's.
 const server = await startBenchServer({

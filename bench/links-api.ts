@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import autocannon from 'autocannon'
 import { admin, dpopKey, dpopProofs, exchangeCodes, mintCodes, prepareParty } from './flow.js'
 import {
@@ -8,7 +7,7 @@ import {
   type ScenarioOptions,
   type ScenarioRow,
 } from './scenario.js'
-import { type BenchServer, startBenchServer } from './server.js'
+import { type BenchServer, startBenchServer, startExampleApi } from './server.js'
 
 /**
  * `npm run bench:links`: a protected read of the links API (GET /api/links, a page of 20 links) at
@@ -25,55 +24,13 @@ const LINKS_PORT = 3402
 const WARM_UP_SECONDS = 3
 const only = process.env.BENCH_ONLY?.split(',')
 
-interface LinksProcess {
-  baseUrl: string
-  pid: number
-  stop(): Promise<void>
-}
-
-async function startLinksApi(server: BenchServer, env: Record<string, string>): Promise<LinksProcess> {
-  const baseUrl = `http://127.0.0.1:${LINKS_PORT}`
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
-      ...(process.env.LINKS_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
-      '--import',
-      'tsx',
-      'examples/links-api/src/main.ts',
-    ],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        LINKS_PORT: String(LINKS_PORT),
-        LINKS_PUBLIC_URL: baseUrl,
-        LINKS_DATABASE_URL: server.databaseUrl,
-        LINKAUTH_ISSUER: server.baseUrl,
-        LINKS_LOG_LEVEL: process.env.LINKS_LOG_LEVEL ?? 'warn',
-        ...env,
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    },
-  )
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (i > 300 || child.exitCode !== null) throw new Error('the links API did not start')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return {
-    baseUrl,
-    pid: child.pid!,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
-  }
-}
+const startLinksApi = (server: BenchServer, env: Record<string, string>) =>
+  startExampleApi({
+    dir: 'links-api',
+    prefix: 'LINKS',
+    port: LINKS_PORT,
+    env: { LINKS_DATABASE_URL: server.databaseUrl, LINKAUTH_ISSUER: server.baseUrl, ...env },
+  })
 
 // Tokens must outlive the run: every scenario reuses them. A token requested without `resource`
 // carries ACCESS_TOKEN_AUDIENCE: the links API's resource identifier (LINKS_API_RESOURCE's default).

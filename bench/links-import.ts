@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { admin, exchangeCodes, mintCodes, prepareParty } from './flow.js'
-import { startBenchServer } from './server.js'
+import { startBenchServer, startExampleApi } from './server.js'
 
 /**
  * `npm run bench:import`: imports BENCH_IMPORT_ROWS (100,000) links into the links API from a
@@ -34,37 +33,8 @@ function generatedCsv(rows: number): ReadableStream<Uint8Array> {
   })
 }
 
-async function startLinksApi(
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/links-api/src/main.ts'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      LINKS_PORT: String(LINKS_PORT),
-      LINKS_LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${linksBase}/readyz`)).ok) break
-    } catch {
-      // not listening yet
-    }
-    if (i > 300 || child.exitCode !== null) throw new Error('the links API did not start')
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return {
-    child,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
-  }
-}
+const startLinksApi = (env: Record<string, string>) =>
+  startExampleApi({ dir: 'links-api', prefix: 'LINKS', port: LINKS_PORT, env })
 
 /** The peak resident set of a process (Linux: VmHWM in /proc), in MiB. */
 function peakRssMiB(pid: number): string {
@@ -88,7 +58,6 @@ try {
   const { accessTokens } = await exchangeCodes(server, party, await mintCodes(server, party, 1))
   const token = accessTokens[0]!
   const links = await startLinksApi({
-    LINKS_PUBLIC_URL: linksBase,
     LINKS_DATABASE_URL: server.databaseUrl,
     LINKAUTH_ISSUER: server.baseUrl,
     LINKS_RESOURCE_SERVER_ID: id,
@@ -146,7 +115,7 @@ try {
     console.log(
       `  a reader meanwhile (GET /api/links, ${latencies.length} requests): p50 ${percentile(latencies, 0.5).toFixed(0)} ms, p95 ${percentile(latencies, 0.95).toFixed(0)} ms, max ${(latencies.at(-1) ?? 0).toFixed(0)} ms`,
     )
-    console.log(`  links API peak RSS: ${peakRssMiB(links.child.pid!)} MiB`)
+    console.log(`  links API peak RSS: ${peakRssMiB(links.pid)} MiB`)
   } finally {
     await links.stop()
   }

@@ -15,6 +15,73 @@ export interface BenchServer {
 
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop'
 
+/** A process a benchmark started, ready. */
+export interface BenchProcess {
+  pid: number
+  stop(): Promise<void>
+}
+
+/** Node flags from an environment variable (`--cpu-prof --cpu-prof-dir=/tmp/prof`). */
+const nodeFlags = (variable: string) => process.env[variable]?.split(' ').filter(Boolean) ?? []
+
+/**
+ * Spawns `node args…` with NODE_ENV=production and `env`, and waits until `readyUrl` answers 2xx
+ * (polled every 100 ms, at most `attempts` times); throws `failure` if it exits or never does.
+ */
+async function startNodeProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: { url: string; attempts: number; failure: string },
+): Promise<BenchProcess> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(ready.url)).ok) break
+    } catch {
+      // not listening yet
+    }
+    if (i > ready.attempts || child.exitCode !== null) throw new Error(ready.failure)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return {
+    pid: child.pid!,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGTERM')
+      }),
+  }
+}
+
+/**
+ * An example API (`examples/<dir>/src/main.ts`, through tsx) as its own process on 127.0.0.1:`port`,
+ * its public URL that address, logging at `<PREFIX>_LOG_LEVEL` (warn), with node flags from
+ * `<PREFIX>_NODE_ARGS`; `env` gives the rest of its settings.
+ */
+export async function startExampleApi(options: {
+  dir: 'links-api' | 'commerce-api'
+  prefix: 'LINKS' | 'COMMERCE'
+  port: number
+  env: Record<string, string>
+}): Promise<BenchProcess & { baseUrl: string }> {
+  const { prefix, port } = options
+  const baseUrl = `http://127.0.0.1:${port}`
+  const started = await startNodeProcess(
+    [...nodeFlags(`${prefix}_NODE_ARGS`), '--import', 'tsx', `examples/${options.dir}/src/main.ts`],
+    {
+      [`${prefix}_PORT`]: String(port),
+      [`${prefix}_PUBLIC_URL`]: baseUrl,
+      [`${prefix}_LOG_LEVEL`]: process.env[`${prefix}_LOG_LEVEL`] ?? 'warn',
+      ...options.env,
+    },
+    { url: `${baseUrl}/readyz`, attempts: 300, failure: `examples/${options.dir} did not start` },
+  )
+  return { ...started, baseUrl }
+}
+
 export async function startBenchServer(
   options: { port?: number; adminPort?: number; env?: Record<string, string>; database?: string } = {},
 ): Promise<BenchServer> {
@@ -30,53 +97,37 @@ export async function startBenchServer(
 
   const port = options.port ?? 3400
   const adminPort = options.adminPort ?? 3401
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'dist/src/main.js'],
+  const baseUrl = `http://127.0.0.1:${port}`
+  const started = await startNodeProcess(
+    [...nodeFlags('BENCH_NODE_ARGS'), 'dist/src/main.js'],
     {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        DATABASE_URL: url.toString(),
-        PORT: String(port),
-        ADMIN_PORT: String(adminPort),
-        HOST: '127.0.0.1',
-        ISSUER: `http://127.0.0.1:${port}`,
-        ADMIN_TOKEN,
-        COOKIE_SECRET: 'bench-cookie-secret-0123456789abcdefghijklmnop',
-        KEY_ENCRYPTION_KEY: '1'.repeat(64),
-        LOG_LEVEL: 'warn',
-        // Codes are minted ahead of the code-exchange scenario; give them time to wait their turn.
-        AUTH_CODE_TTL: '600',
-        // A benchmark is many requests from one address and one client: it measures the server, not its
-        // limits. BENCH_RATE_LIMITS=1 keeps them on, to measure what they cost (raise the limits too).
-        RATE_LIMITS: process.env.BENCH_RATE_LIMITS === '1' ? 'true' : 'false',
-        ...options.env,
-      },
-      stdio: ['ignore', 'inherit', 'inherit'],
+      DATABASE_URL: url.toString(),
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      HOST: '127.0.0.1',
+      ISSUER: baseUrl,
+      ADMIN_TOKEN,
+      COOKIE_SECRET: 'bench-cookie-secret-0123456789abcdefghijklmnop',
+      KEY_ENCRYPTION_KEY: '1'.repeat(64),
+      LOG_LEVEL: 'warn',
+      // Codes are minted ahead of the code-exchange scenario; give them time to wait their turn.
+      AUTH_CODE_TTL: '600',
+      // A benchmark is many requests from one address and one client: it measures the server, not its
+      // limits. BENCH_RATE_LIMITS=1 keeps them on, to measure what they cost (raise the limits too).
+      RATE_LIMITS: process.env.BENCH_RATE_LIMITS === '1' ? 'true' : 'false',
+      ...options.env,
+    },
+    {
+      url: `${baseUrl}/readyz`,
+      attempts: 200,
+      failure: 'bench server did not start (did you run npm run build?)',
     },
   )
-  const baseUrl = `http://127.0.0.1:${port}`
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${baseUrl}/readyz`)).ok) break
-    } catch {
-      // not yet listening
-    }
-    if (i > 200 || child.exitCode !== null)
-      throw new Error('bench server did not start (did you run npm run build?)')
-    await new Promise((r) => setTimeout(r, 100))
-  }
   return {
     baseUrl,
     databaseUrl: url.toString(),
     adminUrl: `http://127.0.0.1:${adminPort}`,
     adminToken: ADMIN_TOKEN,
-    pid: child.pid!,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once('exit', () => resolve())
-        child.kill('SIGTERM')
-      }),
+    ...started,
   }
 }
