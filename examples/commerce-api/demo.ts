@@ -14,31 +14,21 @@
  * credentials of your own), DEMO_PORT (the callback port), DEMO_TIMEOUT (seconds to wait for the
  * browser, 600), and every COMMERCE_* setting of the commerce API. Ctrl-C stops both services.
  */
-import { chmodSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { adminToken, adminUrl, CliError, createAdminClient } from '../../src/cli/admin-client.js'
-import { dataDirOf, runAuthorizationFlow, say } from '../../scripts/authorization-flow.js'
-import {
-  apiClient,
-  authorizationServer,
-  indent,
-  resourceServer,
-  start,
-  stopAll,
-  waitUntilReady,
-} from '../shared/demo.js'
+import { CliError } from '../../src/cli/admin-client.js'
+import { say } from '../../scripts/authorization-flow.js'
+import { apiClient, type DemoApi, demoPlaces, indent, startDemo, stopAll } from '../shared/demo.js'
 
 const env = process.env
-const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.PORT || 3000}`).replace(
-  /\/$/,
-  '',
-)
-const dataDir = dataDirOf(env)
-const commercePort = Number(env.COMMERCE_PORT || 3003)
-const commerceUrl = (env.COMMERCE_PUBLIC_URL || `http://localhost:${commercePort}`).replace(/\/$/, '')
-/** The commerce API's resource identifier: its registration, its tokens' aud (the API's own default). */
-const commerceResource = env.COMMERCE_API_RESOURCE || `${commerceUrl}/api`
-const SCOPES = ['ecommerce:write', 'products:sync']
+const COMMERCE: DemoApi = {
+  dir: 'commerce-api',
+  prefix: 'COMMERCE',
+  defaultPort: 3003,
+  name: 'Commerce API',
+  label: 'the commerce API',
+  scopes: ['ecommerce:write', 'products:sync'],
+  appName: 'commerce API demo shop',
+}
+const { url: commerceUrl } = demoPlaces(env, COMMERCE)
 const api = apiClient(commerceUrl)
 
 function expectStatus(what: string, res: { status: number; json: unknown }, status: number): void {
@@ -47,58 +37,9 @@ function expectStatus(what: string, res: { status: number; json: unknown }, stat
 }
 
 async function main(): Promise<number> {
-  const meta = await authorizationServer(publicUrl, env, dataDir)
-  const request = createAdminClient({ baseUrl: adminUrl(env), token: adminToken(env) })
-  const credentials = await resourceServer({
-    request,
-    given: { id: env.COMMERCE_RESOURCE_SERVER_ID, secret: env.COMMERCE_RESOURCE_SERVER_SECRET },
-    dataDir,
-    key: 'commerce-api',
-    name: 'Commerce API',
-    label: 'the commerce API',
-    resource: commerceResource,
-    scopes: SCOPES,
-  })
-
-  say(`Starting the commerce API at ${commerceUrl} …`)
-  const commerce = start(
-    ['--conditions=linkauth-source', '--import', 'tsx', 'examples/commerce-api/src/main.ts'],
-    {
-      ...env,
-      COMMERCE_PORT: String(commercePort),
-      COMMERCE_PUBLIC_URL: commerceUrl,
-      COMMERCE_API_RESOURCE: commerceResource,
-      LINKAUTH_ISSUER: meta.issuer,
-      COMMERCE_RESOURCE_SERVER_ID: credentials.id,
-      COMMERCE_RESOURCE_SERVER_SECRET: credentials.secret,
-      COMMERCE_LOG_LEVEL: env.COMMERCE_LOG_LEVEL || 'warn',
-    },
-  )
-  await waitUntilReady(`${commerceUrl}/readyz`, commerce, 'the commerce API')
-  say(`Both services are running: authorization server ${meta.issuer}, commerce API ${commerceUrl}`)
-  say()
-
-  const flow = await runAuthorizationFlow({
-    meta,
-    request,
-    appName: 'commerce API demo shop',
-    port: Number(env.DEMO_PORT || 0),
-    timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
-    dataDir,
-    // A token for the commerce API alone: its aud is the commerce API's identifier.
-    resource: commerceResource,
-    scopes: SCOPES,
-  })
-  if (flow.outcome === 'denied') return 1
-  const token = flow.body.access_token
-  if (!flow.response.ok || typeof token !== 'string') {
-    say(`5. The token endpoint refused (${flow.response.status}): ${JSON.stringify(flow.body)}`)
-    return 1
-  }
-  const tokenFile = join(dataDir, 'commerce-api-demo-token')
-  writeFileSync(tokenFile, token, { mode: 0o600 })
-  chmodSync(tokenFile, 0o600)
-  say(`5. Received an access token for ${SCOPES.join(' ')} (kept in ${tokenFile}, mode 0600; not shown)`)
+  const demo = await startDemo(env, COMMERCE)
+  if ('exitCode' in demo) return demo.exitCode
+  const { token, tokenFile } = demo
 
   const catalogue = [
     ['SKU-1001', 'Red running shoes', '59.90', 'in_stock'],

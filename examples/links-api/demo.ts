@@ -14,32 +14,21 @@
  * to wait for the browser, 600), and every LINKS_* setting of the links API. Ctrl-C stops both
  * services.
  */
-import { chmodSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { adminToken, adminUrl, CliError, createAdminClient } from '../../src/cli/admin-client.js'
-import { dataDirOf, type Metadata, runAuthorizationFlow, say } from '../../scripts/authorization-flow.js'
-import {
-  apiClient,
-  authorizationServer,
-  indent,
-  resourceServer,
-  start,
-  stopAll,
-  waitUntilReady,
-} from '../shared/demo.js'
+import { CliError } from '../../src/cli/admin-client.js'
+import { type Metadata, say } from '../../scripts/authorization-flow.js'
+import { apiClient, type DemoApi, demoPlaces, indent, startDemo, stopAll } from '../shared/demo.js'
 
 const env = process.env
-// Where the server is, or will be when this script starts it (with the same PORT/ISSUER/ADMIN_PORT).
-const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.PORT || 3000}`).replace(
-  /\/$/,
-  '',
-)
-const dataDir = dataDirOf(env)
-const linksPort = Number(env.LINKS_PORT || 3002)
-const linksUrl = (env.LINKS_PUBLIC_URL || `http://localhost:${linksPort}`).replace(/\/$/, '')
-/** The links API's resource identifier: its registration, its tokens' aud (the links API's own default). */
-const linksResource = env.LINKS_API_RESOURCE || `${linksUrl}/api`
-const LINKS_SCOPES = ['links:read', 'links:write']
+const LINKS: DemoApi = {
+  dir: 'links-api',
+  prefix: 'LINKS',
+  defaultPort: 3002,
+  name: 'Links API',
+  label: 'the links API',
+  scopes: ['links:read', 'links:write'],
+  appName: 'links API demo',
+}
+const { url: linksUrl } = demoPlaces(env, LINKS)
 const api = apiClient(linksUrl)
 
 /** How often the demo asks, while it waits for the revocation. */
@@ -80,54 +69,9 @@ async function watchRevocation(meta: Metadata, token: string, credentials: { id:
 }
 
 async function main(): Promise<number> {
-  const meta = await authorizationServer(publicUrl, env, dataDir)
-  const request = createAdminClient({ baseUrl: adminUrl(env), token: adminToken(env) })
-  const credentials = await resourceServer({
-    request,
-    given: { id: env.LINKS_RESOURCE_SERVER_ID, secret: env.LINKS_RESOURCE_SERVER_SECRET },
-    dataDir,
-    key: 'links-api',
-    name: 'Links API',
-    label: 'the links API',
-    resource: linksResource,
-    scopes: LINKS_SCOPES,
-  })
-
-  say(`Starting the links API at ${linksUrl} …`)
-  const links = start(['--conditions=linkauth-source', '--import', 'tsx', 'examples/links-api/src/main.ts'], {
-    ...env,
-    LINKS_PORT: String(linksPort),
-    LINKS_PUBLIC_URL: linksUrl,
-    LINKS_API_RESOURCE: linksResource,
-    LINKAUTH_ISSUER: meta.issuer,
-    LINKS_RESOURCE_SERVER_ID: credentials.id,
-    LINKS_RESOURCE_SERVER_SECRET: credentials.secret,
-    LINKS_LOG_LEVEL: env.LINKS_LOG_LEVEL || 'warn',
-  })
-  await waitUntilReady(`${linksUrl}/readyz`, links, 'the links API')
-  say(`Both services are running: authorization server ${meta.issuer}, links API ${linksUrl}`)
-  say()
-
-  const flow = await runAuthorizationFlow({
-    meta,
-    request,
-    appName: 'links API demo',
-    port: Number(env.DEMO_PORT || 0),
-    timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
-    dataDir,
-    // A token for the links API alone: its aud is the links API's identifier.
-    resource: linksResource,
-  })
-  if (flow.outcome === 'denied') return 1
-  const token = flow.body.access_token
-  if (!flow.response.ok || typeof token !== 'string') {
-    say(`5. The token endpoint refused (${flow.response.status}): ${JSON.stringify(flow.body)}`)
-    return 1
-  }
-  const tokenFile = join(dataDir, 'links-api-demo-token')
-  writeFileSync(tokenFile, token, { mode: 0o600 })
-  chmodSync(tokenFile, 0o600)
-  say(`5. Received an access token for links:read links:write (kept in ${tokenFile}, mode 0600; not shown)`)
+  const demo = await startDemo(env, LINKS)
+  if ('exitCode' in demo) return demo.exitCode
+  const { token, tokenFile, meta, credentials } = demo
 
   const created = await api('POST', '/api/links', token, {
     target_url: 'https://example.com/',

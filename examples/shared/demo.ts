@@ -6,8 +6,14 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CliError, type createAdminClient } from '../../src/cli/admin-client.js'
-import { type Metadata, metadata, say } from '../../scripts/authorization-flow.js'
+import { adminToken, adminUrl, CliError, createAdminClient } from '../../src/cli/admin-client.js'
+import {
+  dataDirOf,
+  type Metadata,
+  metadata,
+  runAuthorizationFlow,
+  say,
+} from '../../scripts/authorization-flow.js'
 
 const children: ChildProcess[] = []
 
@@ -124,3 +130,110 @@ export function apiClient(baseUrl: string) {
 
 /** JSON for the terminal, indented under a numbered step. */
 export const indent = (value: unknown) => JSON.stringify(value, null, 2).replace(/\n/g, '\n   ')
+
+/** One example API as a demo runs it. */
+export interface DemoApi {
+  /** `links-api`: its folder under examples/, its kept files' prefix. */
+  dir: 'links-api' | 'commerce-api'
+  /** `LINKS`: the prefix of its settings. */
+  prefix: 'LINKS' | 'COMMERCE'
+  defaultPort: number
+  /** `Links API`: its registered name. */
+  name: string
+  /** `the links API`: in sentences. */
+  label: string
+  scopes: string[]
+  /** The demo application's name on the consent page. */
+  appName: string
+}
+
+/**
+ * Where a demo's services are: the authorization server (LINKAUTH_URL, or where one started with the
+ * same PORT/ISSUER listens), the data folder, and the API's port, public URL and resource identifier
+ * (its tokens' aud: the API's own default unless `<PREFIX>_API_RESOURCE` says otherwise).
+ */
+export function demoPlaces(env: NodeJS.ProcessEnv, api: DemoApi) {
+  const publicUrl = (env.LINKAUTH_URL || env.ISSUER || `http://localhost:${env.PORT || 3000}`).replace(
+    /\/$/,
+    '',
+  )
+  const port = Number(env[`${api.prefix}_PORT`] || api.defaultPort)
+  const url = (env[`${api.prefix}_PUBLIC_URL`] || `http://localhost:${port}`).replace(/\/$/, '')
+  const resource = env[`${api.prefix}_API_RESOURCE`] || `${url}/api`
+  return { publicUrl, dataDir: dataDirOf(env), port, url, resource }
+}
+
+/**
+ * A demo's first steps, the same for every API: find or start the authorization server, register the
+ * API as a resource server (once), start the API beside it, and get a token for it (resource=, the
+ * API's scopes) from a person's consent in a browser. The token is kept in
+ * `$DATA_DIR/<dir>-demo-token` (mode 0600) and never printed. Answers the exit code instead when the
+ * person denies or the token endpoint refuses.
+ */
+export async function startDemo(
+  env: NodeJS.ProcessEnv,
+  api: DemoApi,
+): Promise<
+  | { token: string; tokenFile: string; meta: Metadata; credentials: { id: string; secret: string } }
+  | { exitCode: number }
+> {
+  const places = demoPlaces(env, api)
+  const meta = await authorizationServer(places.publicUrl, env, places.dataDir)
+  const request = createAdminClient({ baseUrl: adminUrl(env), token: adminToken(env) })
+  const credentials = await resourceServer({
+    request,
+    given: {
+      id: env[`${api.prefix}_RESOURCE_SERVER_ID`],
+      secret: env[`${api.prefix}_RESOURCE_SERVER_SECRET`],
+    },
+    dataDir: places.dataDir,
+    key: api.dir,
+    name: api.name,
+    label: api.label,
+    resource: places.resource,
+    scopes: api.scopes,
+  })
+
+  say(`Starting ${api.label} at ${places.url} …`)
+  const child = start(
+    ['--conditions=linkauth-source', '--import', 'tsx', `examples/${api.dir}/src/main.ts`],
+    {
+      ...env,
+      [`${api.prefix}_PORT`]: String(places.port),
+      [`${api.prefix}_PUBLIC_URL`]: places.url,
+      [`${api.prefix}_API_RESOURCE`]: places.resource,
+      LINKAUTH_ISSUER: meta.issuer,
+      [`${api.prefix}_RESOURCE_SERVER_ID`]: credentials.id,
+      [`${api.prefix}_RESOURCE_SERVER_SECRET`]: credentials.secret,
+      [`${api.prefix}_LOG_LEVEL`]: env[`${api.prefix}_LOG_LEVEL`] || 'warn',
+    },
+  )
+  await waitUntilReady(`${places.url}/readyz`, child, api.label)
+  say(
+    `Both services are running: authorization server ${meta.issuer}, ${api.label.replace(/^the /, '')} ${places.url}`,
+  )
+  say()
+
+  const flow = await runAuthorizationFlow({
+    meta,
+    request,
+    appName: api.appName,
+    port: Number(env.DEMO_PORT || 0),
+    timeoutSeconds: Number(env.DEMO_TIMEOUT || 600),
+    dataDir: places.dataDir,
+    // A token for this API alone: its aud is the API's identifier.
+    resource: places.resource,
+    scopes: api.scopes,
+  })
+  if (flow.outcome === 'denied') return { exitCode: 1 }
+  const token = flow.body.access_token
+  if (!flow.response.ok || typeof token !== 'string') {
+    say(`5. The token endpoint refused (${flow.response.status}): ${JSON.stringify(flow.body)}`)
+    return { exitCode: 1 }
+  }
+  const tokenFile = join(places.dataDir, `${api.dir}-demo-token`)
+  writeFileSync(tokenFile, token, { mode: 0o600 })
+  chmodSync(tokenFile, 0o600)
+  say(`5. Received an access token for ${api.scopes.join(' ')} (kept in ${tokenFile}, mode 0600; not shown)`)
+  return { token, tokenFile, meta, credentials }
+}
