@@ -32,6 +32,7 @@ const server = await startBenchServer({
   },
 })
 const db = new pg.Client({ connectionString: server.databaseUrl })
+let autovacuum = 'unknown'
 type Sample = { at: number; rows: Record<string, number>; bytes: Record<string, number> }
 const samples: Sample[] = []
 
@@ -50,6 +51,9 @@ async function sample(started: number): Promise<Sample> {
 
 try {
   await db.connect()
+  // Rows housekeeping bounds; sizes on disk stay flat only when PostgreSQL reuses the space (autovacuum).
+  autovacuum = (await db.query<{ s: string }>(`select current_setting('autovacuum') as s`)).rows[0]!.s
+  console.log(`PostgreSQL autovacuum: ${autovacuum}`)
   const party = await prepareParty(server)
   const basic = await registerResourceServer(server)
   const codes: string[] = []
@@ -186,6 +190,10 @@ function verdict(): void {
     `${flat ? 'flat' : 'NOT FLAT'}: after ${warmUpSeconds} s, every table's peak in the second half within ` +
       `${(BOUND.ratio - 1) * 100} % + ${BOUND.rows} rows and + 1 MiB of its peak in the first half`,
   )
+  if (autovacuum === 'off')
+    console.log(
+      'autovacuum is off on this PostgreSQL: deleted rows never free their space, so sizes grow whatever housekeeping does (BENCH_DATABASE_URL: a server with autovacuum on)',
+    )
 }
 
 /** What housekeeping itself reported: rows deleted per table, runs and their mean duration. */

@@ -34,7 +34,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await services.signingKeys.start()
   await services.events.start()
   await services.rateLimitStore.start()
-  services.housekeeping.start()
+  await services.housekeeping.start()
   const app = await createHttpServer(options)
   app.addHook('onClose', async () => {
     await services.signingKeys.stop()

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { insertSession } from '../../src/accounts/session.repository.js'
 import { runCli } from '../../src/cli/main.js'
 import { inLockedBatch } from '../../src/housekeeping/housekeeping.repository.js'
-import { createHousekeepingService } from '../../src/housekeeping/housekeeping.service.js'
+import { autovacuumIsOff, createHousekeepingService } from '../../src/housekeeping/housekeeping.service.js'
 import { createLogger } from '../../src/logger.js'
 import { createMetrics } from '../../src/metrics/metrics.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
@@ -307,6 +307,28 @@ describe('the schedule', () => {
     await holding
     await closing
     expect(await sessionsLeft([locked!])).toBe(0)
+  })
+
+  it('says at start, once, when PostgreSQL’s autovacuum is off (the space of deleted rows is never reused)', async () => {
+    const setting = await sql<{ s: string }>`select current_setting('autovacuum') as s`.execute(t.database.db)
+    const off = setting.rows[0]!.s === 'off'
+    expect(await autovacuumIsOff(t.database.db)).toBe(off)
+    const own: string[] = []
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        own.push(String(chunk))
+        done()
+      },
+    })
+    const started = await buildTestApp({
+      clock,
+      database: t.database,
+      logDestination: sink,
+      env: { LOG_LEVEL: 'warn' },
+    })
+    await started.close()
+    const warned = own.filter((l) => l.includes('PostgreSQL autovacuum is off') && l.includes('"level":40'))
+    expect(warned).toHaveLength(off ? 1 : 0)
   })
 
   it('HOUSEKEEPING_INTERVAL=0: no scheduled run', async () => {
