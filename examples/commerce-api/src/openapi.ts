@@ -1,6 +1,7 @@
 import { CURRENCY_CODES } from './money/currencies.js'
 import { MAX_MINOR } from './money/money.js'
 import { AVAILABILITIES, MAX_BATCH, MAX_PRODUCT_PAGE } from './products/product-input.js'
+import { pathParameter } from '../../shared/openapi.js'
 
 /**
  * The commerce API's OpenAPI 3.1 document, served at GET /openapi.json. Its response schemas are
@@ -155,15 +156,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             summary: 'Read one product by the shop’s product id',
             operationId: 'getProduct',
             tags: ['Products'],
-            parameters: [
-              {
-                name: 'product_id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The shop’s product id (URL-encoded).',
-              },
-            ],
+            parameters: [pathParameter('product_id', 'The shop’s product id (URL-encoded).')],
           },
           {
             '200': { description: 'The product.', content: json(ref('Product')) },
@@ -190,15 +183,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             summary: 'Read a sync run',
             operationId: 'getSyncRun',
             tags: ['Products'],
-            parameters: [
-              {
-                name: 'id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The run’s id.',
-              },
-            ],
+            parameters: [pathParameter('id', 'The run’s id.')],
           },
           {
             '200': { description: 'The run.', content: json(ref('SyncRun')) },
@@ -216,15 +201,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
               'Products are never deleted. Completing again answers the same.',
             operationId: 'completeSyncRun',
             tags: ['Products'],
-            parameters: [
-              {
-                name: 'id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The run’s id.',
-              },
-            ],
+            parameters: [pathParameter('id', 'The run’s id.')],
           },
           {
             '200': { description: 'The run, completed.', content: json(ref('SyncRun')) },
@@ -283,15 +260,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             summary: 'Read an e-commerce link',
             operationId: 'getLink',
             tags: ['Links'],
-            parameters: [
-              {
-                name: 'id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The link’s id.',
-              },
-            ],
+            parameters: [pathParameter('id', 'The link’s id.')],
           },
           {
             '200': { description: 'The link.', content: json(ref('Link')) },
@@ -309,15 +278,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
               'Links are never deleted.',
             operationId: 'updateLink',
             tags: ['Links'],
-            parameters: [
-              {
-                name: 'id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The link’s id.',
-              },
-            ],
+            parameters: [pathParameter('id', 'The link’s id.')],
             requestBody: { required: true, content: json(ref('LinkChanges')) },
           },
           {
@@ -335,16 +296,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             summary: 'Statistics of a link by UTC day',
             operationId: 'linkStats',
             tags: ['Links'],
-            parameters: [
-              {
-                name: 'id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The link’s id.',
-              },
-              ...statsParameters,
-            ],
+            parameters: [pathParameter('id', 'The link’s id.'), ...statsParameters],
           },
           {
             '200': {
@@ -374,16 +326,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             summary: 'Statistics of a campaign by UTC day',
             operationId: 'campaignStats',
             tags: ['Links'],
-            parameters: [
-              {
-                name: 'campaign',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The campaign name (URL-encoded).',
-              },
-              ...statsParameters,
-            ],
+            parameters: [pathParameter('campaign', 'The campaign name (URL-encoded).'), ...statsParameters],
           },
           {
             '200': { description: 'Over all the campaign’s links.', content: json(ref('CampaignStats')) },
@@ -419,15 +362,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
             summary: 'Read a conversion by order id',
             operationId: 'getConversion',
             tags: ['Conversions'],
-            parameters: [
-              {
-                name: 'order_id',
-                in: 'path',
-                required: true,
-                schema: { type: 'string' },
-                description: 'The shop’s order id (URL-encoded).',
-              },
-            ],
+            parameters: [pathParameter('order_id', 'The shop’s order id (URL-encoded).')],
           },
           {
             '200': { description: 'The conversion.', content: json(ref('Conversion')) },
@@ -444,15 +379,7 @@ export function commerceOpenApiDocument(options: { publicUrl: string; resource: 
           operationId: 'followLink',
           tags: ['Public'],
           security: [],
-          parameters: [
-            {
-              name: 'slug',
-              in: 'path',
-              required: true,
-              schema: { type: 'string' },
-              description: 'The link’s slug (any case).',
-            },
-          ],
+          parameters: [pathParameter('slug', 'The link’s slug (any case).')],
           responses: {
             '302': {
               description: 'To the product.',

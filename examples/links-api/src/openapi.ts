@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
+import { pathParameter } from '../../shared/openapi.js'
 import { GENERIC_FIELDS } from './imports/import-row.js'
 
 /**
@@ -145,13 +146,7 @@ const importAuth = {
   '401': noToken,
   '403': wrongScope('links:write'),
 }
-const idParameter = (what: string) => ({
-  name: 'id',
-  in: 'path',
-  required: true,
-  description: what,
-  schema: { type: 'string' },
-})
+const idParameter = (what: string) => pathParameter('id', what)
 const jsonBody = (schema: z.ZodType) => ({
   required: true,
   content: { 'application/json': { schema: jsonSchema(schema) } },
