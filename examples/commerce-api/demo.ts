@@ -16,7 +16,15 @@
  */
 import { CliError } from '../../src/cli/admin-client.js'
 import { say } from '../../scripts/authorization-flow.js'
-import { apiClient, type DemoApi, demoPlaces, indent, startDemo, stopAll } from '../shared/demo.js'
+import {
+  apiClient,
+  type DemoApi,
+  demoPlaces,
+  expectStatus,
+  indent,
+  runDemo,
+  startDemo,
+} from '../shared/demo.js'
 
 const env = process.env
 const COMMERCE: DemoApi = {
@@ -30,11 +38,6 @@ const COMMERCE: DemoApi = {
 }
 const { url: commerceUrl } = demoPlaces(env, COMMERCE)
 const api = apiClient(commerceUrl)
-
-function expectStatus(what: string, res: { status: number; json: unknown }, status: number): void {
-  if (res.status !== status)
-    throw new CliError(`${what} answered ${res.status}: ${JSON.stringify(res.json)}`, 1)
-}
 
 async function main(): Promise<number> {
   const demo = await startDemo(env, COMMERCE)
@@ -102,13 +105,4 @@ async function main(): Promise<number> {
   return 0
 }
 
-process.on('SIGINT', () => stopAll(0))
-process.on('SIGTERM', () => stopAll(0))
-
-try {
-  const code = await main()
-  if (code !== 0) stopAll(code)
-} catch (err) {
-  process.stderr.write(`commerce-api demo: ${(err as Error).message}\n`)
-  stopAll(1)
-}
+await runDemo('commerce-api demo', main)

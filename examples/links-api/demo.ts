@@ -14,9 +14,16 @@
  * to wait for the browser, 600), and every LINKS_* setting of the links API. Ctrl-C stops both
  * services.
  */
-import { CliError } from '../../src/cli/admin-client.js'
 import { type Metadata, say } from '../../scripts/authorization-flow.js'
-import { apiClient, type DemoApi, demoPlaces, indent, startDemo, stopAll } from '../shared/demo.js'
+import {
+  apiClient,
+  type DemoApi,
+  demoPlaces,
+  expectStatus,
+  indent,
+  runDemo,
+  startDemo,
+} from '../shared/demo.js'
 
 const env = process.env
 const LINKS: DemoApi = {
@@ -77,8 +84,7 @@ async function main(): Promise<number> {
     target_url: 'https://example.com/',
     tags: ['demo'],
   })
-  if (created.status !== 201)
-    throw new CliError(`creating a link answered ${created.status}: ${JSON.stringify(created.json)}`, 1)
+  expectStatus('creating a link', created, 201)
   say(`6. POST ${linksUrl}/api/links → ${created.status}`)
   say(`   ${indent(created.json)}`)
   const hop = await fetch(String(created.json.short_url), { redirect: 'manual' })
@@ -99,13 +105,4 @@ async function main(): Promise<number> {
   return 0
 }
 
-process.on('SIGINT', () => stopAll(0))
-process.on('SIGTERM', () => stopAll(0))
-
-try {
-  const code = await main()
-  if (code !== 0) stopAll(code)
-} catch (err) {
-  process.stderr.write(`links-api demo: ${(err as Error).message}\n`)
-  stopAll(1)
-}
+await runDemo('links-api demo', main)

@@ -237,3 +237,25 @@ export async function startDemo(
   say(`5. Received an access token for ${api.scopes.join(' ')} (kept in ${tokenFile}, mode 0600; not shown)`)
   return { token, tokenFile, meta, credentials }
 }
+
+/** Throws (exit 1) when a call of the demo did not answer `status`, with what it answered instead. */
+export function expectStatus(what: string, res: { status: number; json: unknown }, status: number): void {
+  if (res.status !== status)
+    throw new CliError(`${what} answered ${res.status}: ${JSON.stringify(res.json)}`, 1)
+}
+
+/**
+ * Runs a demo's `main` as the process: its exit code, a thrown error's message prefixed with `name`
+ * (exit 1); Ctrl-C and SIGTERM stop every process it started.
+ */
+export async function runDemo(name: string, main: () => Promise<number>): Promise<void> {
+  process.on('SIGINT', () => stopAll(0))
+  process.on('SIGTERM', () => stopAll(0))
+  try {
+    const code = await main()
+    if (code !== 0) stopAll(code)
+  } catch (err) {
+    process.stderr.write(`${name}: ${(err as Error).message}\n`)
+    stopAll(1)
+  }
+}
