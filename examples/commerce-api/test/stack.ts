@@ -7,6 +7,7 @@ import { freePort } from '../../../test/helpers/net.js'
 import { captureLogger } from '../../../test/helpers/resource.js'
 import { createResourceServer, type ResourceServerCredentials } from '../../../test/helpers/tokens.js'
 import { type CommerceTestDatabase, createCommerceTestDatabase } from './commerce-database.js'
+import { type ApiAnswer, apiCall } from '../../../test/helpers/api-call.js'
 
 /**
  * The commerce API's resource identifier in tests. Tokens without a `resource` carry the server's
@@ -28,12 +29,7 @@ export function settableClock(start = new Date()) {
   }
 }
 
-export interface Answer {
-  status: number
-  headers: Headers
-  body: Record<string, unknown>
-  text: string
-}
+export type Answer = ApiAnswer
 
 export interface CommerceStack {
   t: TestApp
@@ -79,22 +75,8 @@ export async function startCommerceStack(): Promise<CommerceStack> {
   const app = await buildCommerceApp({ config: { publicUrl: base }, db: db.db, verifier, clock })
   await app.listen({ port: commercePort, host: '127.0.0.1' })
 
-  const api: CommerceStack['api'] = async (method, path, token, body, options = {}) => {
-    const res = await fetch(`${options.base ?? base}${path}`, {
-      method,
-      redirect: 'manual',
-      headers: {
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...options.headers,
-      },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    })
-    const text = await res.text()
-    let parsed: Record<string, unknown> = {}
-    if (res.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text)
-    return { status: res.status, headers: res.headers, body: parsed, text }
-  }
+  const api: CommerceStack['api'] = (method, path, token, body, options = {}) =>
+    apiCall(options.base ?? base, method, path, token, { json: body, headers: options.headers })
   const tokenFor: CommerceStack['tokenFor'] = async (scopes, party) => {
     const p = party ?? (await createParty(t, { grantScopes: scopes }))
     return { token: (await exchangeCode(t, p)).access_token, party: p }

@@ -10,6 +10,7 @@ import {
   startAuthServer,
 } from '../../../test/helpers/resource.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
+import { type ApiAnswer, apiCall } from '../../../test/helpers/api-call.js'
 
 /** The links API's resource identifier in these tests (tokens without `resource` carry it). */
 export const LINKS_RESOURCE = 'https://links.example.com/api'
@@ -66,33 +67,13 @@ export async function importTestWorld(): Promise<ImportTestWorld> {
   }
 }
 
-export interface Answer {
-  status: number
-  headers: Headers
-  body: Record<string, unknown>
-  text: string
-}
+export type Answer = ApiAnswer
 
 /** A request to a links API; `body` as a string (or a stream) is sent as is, with `type`. */
-export async function call(
+export const call = (
   base: string,
   method: string,
   path: string,
   token: string | undefined,
   options: { body?: string | ReadableStream<Uint8Array>; type?: string } = {},
-): Promise<Answer> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      ...(options.type ? { 'content-type': options.type } : {}),
-    },
-    body: options.body,
-    ...(options.body instanceof ReadableStream ? { duplex: 'half' } : {}),
-  } as RequestInit)
-  const text = await res.text()
-  let parsed: Record<string, unknown> = {}
-  if (res.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text)
-  return { status: res.status, headers: res.headers, body: parsed, text }
-}
+): Promise<Answer> => apiCall(base, method, path, token, { raw: options.body, type: options.type })

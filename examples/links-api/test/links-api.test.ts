@@ -20,6 +20,7 @@ import { captureLogger, nowSeconds, requestsServed, resignedToken } from '../../
 import { freePort } from '../../../test/helpers/net.js'
 import { createResourceServer, type ResourceServerCredentials } from '../../../test/helpers/tokens.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
+import { apiCall } from '../../../test/helpers/api-call.js'
 
 /**
  * Both services over real HTTP: the authorization server (with its revocation feed) and the links
@@ -85,35 +86,13 @@ afterAll(async () => {
   await t?.close()
 })
 
-interface Answer {
-  status: number
-  headers: Headers
-  body: Record<string, unknown>
-  text: string
-}
-
-async function api(
+const api = (
   method: string,
   path: string,
   token: string | undefined,
   body?: unknown,
   options: { base?: string; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const res = await fetch(`${options.base ?? linksBase}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...options.headers,
-    },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  })
-  const text = await res.text()
-  let parsed: Record<string, unknown> = {}
-  if (res.headers.get('content-type')?.includes('json') && text) parsed = JSON.parse(text)
-  return { status: res.status, headers: res.headers, body: parsed, text }
-}
+) => apiCall(options.base ?? linksBase, method, path, token, { json: body, headers: options.headers })
 
 /** An access token from the real token endpoint for a new user holding `scopes`. */
 async function tokenFor(scopes: ('links:read' | 'links:write')[], party?: Party) {
