@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { createTestClock } from '../helpers/clock.js'
-import { countEvents, createStream, drain, type VerifiedSet } from '../helpers/events.js'
+import { createStream, eventLog, revokes } from '../helpers/events.js'
 import {
   createParty,
   exchangeCode,
@@ -31,31 +31,9 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
-let eventsBefore: number
-beforeEach(async () => {
-  await drain(t, rs, stream)
-  eventsBefore = await countEvents(t)
-})
-
-/** The events written since the last look, delivered on the feed. */
-async function newEvents(): Promise<VerifiedSet[]> {
-  const delivered = await drain(t, rs, stream)
-  expect(await countEvents(t)).toBe(eventsBefore + delivered.length)
-  eventsBefore += delivered.length
-  return delivered
-}
-
-/** What a feed-following verifier (@linkauth/resource) does with the events: is this token revoked? */
-function revokes(events: VerifiedSet[], accessToken: string): boolean {
-  const c = jwtClaims(accessToken)
-  return events.some(
-    ({ event }) =>
-      (event.grant_id !== undefined && event.family_id === undefined && event.grant_id === c.grant_id) ||
-      (event.family_id !== undefined && event.family_id === c.family_id) ||
-      (event.jti !== undefined && event.jti === c.jti) ||
-      (event.client_id !== undefined && event.client_id === c.client_id),
-  )
-}
+const log = eventLog(() => ({ t, rs, stream }))
+beforeEach(() => log.mark())
+const newEvents = log.newEvents
 
 const patch = (id: string, payload: unknown) =>
   t.admin.inject({

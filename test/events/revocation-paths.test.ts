@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { Browser, hiddenField } from '../helpers/browser.js'
-import { countEvents, createStream, drain, type VerifiedSet } from '../helpers/events.js'
+import { createStream, eventLog, revokes, type VerifiedSet } from '../helpers/events.js'
 import {
   createParty,
   exchangeCode,
@@ -37,32 +37,9 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
-let eventsBefore: number
-beforeEach(async () => {
-  await drain(t, rs, stream)
-  eventsBefore = await countEvents(t)
-})
-
-/** The events written since the last look (counted in the table) and delivered (verified SETs). */
-async function newEvents(): Promise<VerifiedSet[]> {
-  const delivered = await drain(t, rs, stream)
-  const count = await countEvents(t)
-  expect(count).toBe(eventsBefore + delivered.length)
-  eventsBefore = count
-  return delivered
-}
-
-/** What a verifier does with the SETs it received: is this access token revoked? */
-function revokes(events: VerifiedSet[], accessToken: string): boolean {
-  const c = jwtClaims(accessToken)
-  return events.some(
-    ({ event }) =>
-      (event.grant_id !== undefined && event.family_id === undefined && event.grant_id === c.grant_id) ||
-      (event.family_id !== undefined && event.family_id === c.family_id) ||
-      (event.jti !== undefined && event.jti === c.jti) ||
-      (event.client_id !== undefined && event.client_id === c.client_id),
-  )
-}
+const log = eventLog(() => ({ t, rs, stream }))
+beforeEach(() => log.mark())
+const newEvents = log.newEvents
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 

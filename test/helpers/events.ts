@@ -1,5 +1,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose'
+import { expect } from 'vitest'
 import type { TestApp } from './app.js'
+import { jwtClaims } from './fixtures.js'
 import { basicAuth, type ResourceServerCredentials } from './tokens.js'
 
 /** POST /api/events/streams as the resource server; returns the new stream's id (expects 201). */
@@ -78,4 +80,41 @@ export async function countEvents(t: TestApp): Promise<number> {
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .executeTakeFirstOrThrow()
   return Number(row.n)
+}
+
+/**
+ * A test's view of one stream of the feed (`feed()`: the app, resource server and stream, known once
+ * beforeAll ran): `mark()` drains it and counts the rows written so far; `newEvents()` answers the
+ * SETs delivered since, after checking that exactly as many rows were written (every event written
+ * is delivered, and nothing else).
+ */
+export function eventLog(feed: () => { t: TestApp; rs: ResourceServerCredentials; stream: string }) {
+  let before = 0
+  return {
+    async mark(): Promise<void> {
+      const { t, rs, stream } = feed()
+      await drain(t, rs, stream)
+      before = await countEvents(t)
+    },
+    async newEvents(): Promise<VerifiedSet[]> {
+      const { t, rs, stream } = feed()
+      const delivered = await drain(t, rs, stream)
+      const count = await countEvents(t)
+      expect(count).toBe(before + delivered.length)
+      before = count
+      return delivered
+    },
+  }
+}
+
+/** What a feed-following verifier (@linkauth/resource) does with the SETs: is this access token revoked? */
+export function revokes(events: VerifiedSet[], accessToken: string): boolean {
+  const c = jwtClaims(accessToken)
+  return events.some(
+    ({ event }) =>
+      (event.grant_id !== undefined && event.family_id === undefined && event.grant_id === c.grant_id) ||
+      (event.family_id !== undefined && event.family_id === c.family_id) ||
+      (event.jti !== undefined && event.jti === c.jti) ||
+      (event.client_id !== undefined && event.client_id === c.client_id),
+  )
 }
