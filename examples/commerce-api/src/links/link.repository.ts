@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type QueryCreator, sql } from 'kysely'
 import type { CommerceDatabase } from '../db/database.js'
 
 type Db = Kysely<CommerceDatabase>
@@ -194,6 +194,24 @@ function destinationOf(row: Parameters<typeof utmOf>[0] & { target: string; arch
     : ({ archived: false, target: row.target, utm: utmOf(row) } as const)
 }
 
+/** The link with this slug (in any case): its id, where it leads, its UTM values, whether it is archived. */
+function linkBySlug(qc: QueryCreator<CommerceDatabase>, slug: string) {
+  return qc
+    .selectFrom('links')
+    .leftJoin('products', 'products.id', 'links.product_id')
+    .select([
+      'links.id',
+      sql<string>`coalesce(products.url, links.target_url)`.as('target'),
+      'links.utm_source',
+      'links.utm_medium',
+      'links.utm_campaign',
+      'links.utm_term',
+      'links.utm_content',
+      'links.archived_at',
+    ])
+    .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`)
+}
+
 /**
  * Records a click on the link with this slug and returns where to send the visitor (with the
  * link's UTM values), or undefined when no link has the slug. An archived link counts nothing.
@@ -206,22 +224,7 @@ export async function recordClick(
   now: Date,
 ): Promise<Destination | undefined> {
   const row = await db
-    .with('link', (qb) =>
-      qb
-        .selectFrom('links')
-        .leftJoin('products', 'products.id', 'links.product_id')
-        .select([
-          'links.id',
-          sql<string>`coalesce(products.url, links.target_url)`.as('target'),
-          'links.utm_source',
-          'links.utm_medium',
-          'links.utm_campaign',
-          'links.utm_term',
-          'links.utm_content',
-          'links.archived_at',
-        ])
-        .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`),
-    )
+    .with('link', (qc) => linkBySlug(qc, slug))
     .with('clicked', (qb) =>
       qb
         .insertInto('clicks')
@@ -245,20 +248,7 @@ export async function recordClick(
 
 /** Where the link with this slug leads, counting nothing (HEAD requests, link previews). */
 export async function findTarget(db: Db, slug: string): Promise<Destination | undefined> {
-  const row = await db
-    .selectFrom('links')
-    .leftJoin('products', 'products.id', 'links.product_id')
-    .select([
-      sql<string>`coalesce(products.url, links.target_url)`.as('target'),
-      'links.utm_source',
-      'links.utm_medium',
-      'links.utm_campaign',
-      'links.utm_term',
-      'links.utm_content',
-      'links.archived_at',
-    ])
-    .where(sql<boolean>`lower(links.slug) = ${slug.toLowerCase()}`)
-    .executeTakeFirst()
+  const row = await linkBySlug(db, slug).executeTakeFirst()
   return row && destinationOf(row)
 }
 
