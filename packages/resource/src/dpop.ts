@@ -263,31 +263,53 @@ export function jwkThumbprint(jwk: JWK): string | undefined {
     .digest('base64url')
 }
 
-/** Each algorithm's digest (null: EdDSA signs the message itself) and the key it needs (RFC 7518, RFC 8037). */
-const SIGNATURE_SCHEMES: Record<DpopAlgorithm, { digest: string | null; fits(key: KeyObject): boolean }> =
-  (() => {
-    const ec = (curve: string) => (key: KeyObject) =>
-      key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === curve
-    // RFC 7518 §3.3 and §3.5: RSA keys of 2048 bits or more.
-    const rsa = (key: KeyObject) =>
-      key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048
-    return {
-      ES256: { digest: 'sha256', fits: ec('prime256v1') },
-      ES384: { digest: 'sha384', fits: ec('secp384r1') },
-      ES512: { digest: 'sha512', fits: ec('secp521r1') },
-      EdDSA: {
-        digest: null,
-        fits: (key) => key.asymmetricKeyType === 'ed25519' || key.asymmetricKeyType === 'ed448',
-      },
-      Ed25519: { digest: null, fits: (key) => key.asymmetricKeyType === 'ed25519' },
-      PS256: { digest: 'sha256', fits: rsa },
-      PS384: { digest: 'sha384', fits: rsa },
-      PS512: { digest: 'sha512', fits: rsa },
-      RS256: { digest: 'sha256', fits: rsa },
-      RS384: { digest: 'sha384', fits: rsa },
-      RS512: { digest: 'sha512', fits: rsa },
-    }
-  })()
+/**
+ * Each algorithm's digest (null: EdDSA signs the message itself), the key it needs (RFC 7518,
+ * RFC 8037), and how node:crypto is to verify with that key (ECDSA signatures are R‖S in JWS; PSS
+ * salts as long as the digest).
+ */
+interface SignatureScheme {
+  digest: string | null
+  fits(key: KeyObject): boolean
+  verifyWith(key: KeyObject): Parameters<typeof verify>[2]
+}
+const SIGNATURE_SCHEMES: Record<DpopAlgorithm, SignatureScheme> = (() => {
+  const ec = (digest: string, curve: string): SignatureScheme => ({
+    digest,
+    fits: (key) => key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === curve,
+    verifyWith: (key) => ({ key, dsaEncoding: 'ieee-p1363' }),
+  })
+  const eddsa = (...types: string[]): SignatureScheme => ({
+    digest: null,
+    fits: (key) => types.includes(key.asymmetricKeyType ?? ''),
+    verifyWith: (key) => key,
+  })
+  // RFC 7518 §3.3 and §3.5: RSA keys of 2048 bits or more.
+  const rsa = (digest: string, pss: boolean): SignatureScheme => ({
+    digest,
+    fits: (key) => key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048,
+    verifyWith: (key) =>
+      pss
+        ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
+        : key,
+  })
+  return {
+    ES256: ec('sha256', 'prime256v1'),
+    ES384: ec('sha384', 'secp384r1'),
+    ES512: ec('sha512', 'secp521r1'),
+    EdDSA: eddsa('ed25519', 'ed448'),
+    Ed25519: eddsa('ed25519'),
+    PS256: rsa('sha256', true),
+    PS384: rsa('sha384', true),
+    PS512: rsa('sha512', true),
+    RS256: rsa('sha256', false),
+    RS384: rsa('sha384', false),
+    RS512: rsa('sha512', false),
+  }
+})()
+
+const unusableKey = () =>
+  fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
 
 /**
  * Public keys of recent proofs by thumbprint: a client signs every proof with one key, so its key is
@@ -304,7 +326,7 @@ function publicKeyOf(jwk: JWK, jkt: string): KeyObject {
   try {
     key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
   } catch {
-    throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
+    throw unusableKey()
   }
   if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
   keyCache.set(jkt, key)
@@ -312,32 +334,27 @@ function publicKeyOf(jwk: JWK, jkt: string): KeyObject {
 }
 
 /**
- * §4.3 item 7: the signature, with node:crypto (synchronous, no key import or WebCrypto round trip
- * per proof). Answers the payload's bytes.
+ * §4.3 item 7: the signature over `<header>.<payload>` of the compact proof, with node:crypto
+ * (synchronous, no key import or WebCrypto round trip per proof).
  */
-function verifySignature(proof: string, alg: DpopAlgorithm, jwk: JWK, jkt: string): Uint8Array {
+function verifySignature(
+  compact: string,
+  signature: string,
+  alg: DpopAlgorithm,
+  jwk: JWK,
+  jkt: string,
+): void {
   const scheme = SIGNATURE_SCHEMES[alg]
   const key = publicKeyOf(jwk, jkt)
-  if (!scheme.fits(key))
-    throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
-  const [header, payload, signature] = proof.split('.') as [string, string, string]
+  if (!scheme.fits(key)) throw unusableKey()
   let valid: boolean
   try {
-    valid = verify(
-      scheme.digest,
-      Buffer.from(`${header}.${payload}`, 'ascii'),
-      alg.startsWith('ES')
-        ? { key, dsaEncoding: 'ieee-p1363' }
-        : alg.startsWith('PS')
-          ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST }
-          : key,
-      Buffer.from(signature, 'base64url'),
-    )
+    const signed = Buffer.from(compact.slice(0, compact.length - signature.length - 1), 'ascii')
+    valid = verify(scheme.digest, signed, scheme.verifyWith(key), Buffer.from(signature, 'base64url'))
   } catch {
     valid = false
   }
   if (!valid) throw fail('bad_signature', 'The DPoP proof signature is invalid.')
-  return Buffer.from(payload, 'base64url')
 }
 
 /**
@@ -355,12 +372,12 @@ function verifySignature(proof: string, alg: DpopAlgorithm, jwk: JWK, jkt: strin
 export async function verifyDpopProof(proof: unknown, check: DpopProofCheck): Promise<VerifiedDpopProof> {
   const algorithms = checkOptions(check)
   const compact = singleProof(proof)
-  const [headerSegment] = compact.split('.') as [string]
+  const [headerSegment, payloadSegment, signature] = compact.split('.') as [string, string, string]
   const { alg, jwk } = checkHeader(headerSegment, algorithms)
   const jkt = jwkThumbprint(jwk)
-  if (jkt === undefined)
-    throw fail('invalid_key', 'The DPoP proof key is not a usable public key for its algorithm.')
-  const payloadBytes = verifySignature(compact, alg, jwk, jkt)
+  if (jkt === undefined) throw unusableKey()
+  verifySignature(compact, signature, alg, jwk, jkt)
+  const payloadBytes = Buffer.from(payloadSegment, 'base64url')
 
   let payload: unknown
   try {
