@@ -71,44 +71,43 @@ export function inSigningKeyLock<T>(
   return inAdvisoryLock(db, ADVISORY_LOCKS.signingKeys, work, options)
 }
 
+type NewSigningKey = Pick<
+  StoredSigningKey,
+  'kid' | 'alg' | 'publicJwk' | 'privateKeyEncrypted' | 'kekId' | 'createdAt'
+>
+
+/** A new key's columns, active from `activatesAt`; `pending` keys wait, published, until then. */
+function signingKeyRow(key: NewSigningKey, activatesAt: Date, pending: boolean) {
+  return {
+    kid: key.kid,
+    alg: key.alg,
+    public_jwk: JSON.stringify(key.publicJwk),
+    private_key_encrypted: key.privateKeyEncrypted,
+    kek_id: key.kekId,
+    created_at: key.createdAt,
+    activates_at: activatesAt,
+    // See migration 0010 for a pending key's retired_at.
+    ...(pending ? { pending: true, retired_at: activatesAt } : {}),
+  }
+}
+
 /** Inserts a key as the active one; the partial unique index refuses it while another is active. */
-export async function insertSigningKey(
-  db: Kysely<Database>,
-  key: Pick<StoredSigningKey, 'kid' | 'alg' | 'publicJwk' | 'privateKeyEncrypted' | 'kekId' | 'createdAt'>,
-): Promise<void> {
+export async function insertSigningKey(db: Kysely<Database>, key: NewSigningKey): Promise<void> {
   await db
     .insertInto('signing_keys')
-    .values({
-      kid: key.kid,
-      alg: key.alg,
-      public_jwk: JSON.stringify(key.publicJwk),
-      private_key_encrypted: key.privateKeyEncrypted,
-      kek_id: key.kekId,
-      created_at: key.createdAt,
-      activates_at: key.createdAt,
-    })
+    .values(signingKeyRow(key, key.createdAt, false))
     .execute()
 }
 
 /** Inserts a key that waits, published, until `activatesAt` (see migration 0010 for its retired_at). */
 export async function insertPendingSigningKey(
   db: Kysely<Database>,
-  key: Pick<StoredSigningKey, 'kid' | 'alg' | 'publicJwk' | 'privateKeyEncrypted' | 'kekId' | 'createdAt'>,
+  key: NewSigningKey,
   activatesAt: Date,
 ): Promise<void> {
   await db
     .insertInto('signing_keys')
-    .values({
-      kid: key.kid,
-      alg: key.alg,
-      public_jwk: JSON.stringify(key.publicJwk),
-      private_key_encrypted: key.privateKeyEncrypted,
-      kek_id: key.kekId,
-      created_at: key.createdAt,
-      pending: true,
-      activates_at: activatesAt,
-      retired_at: activatesAt,
-    })
+    .values(signingKeyRow(key, activatesAt, true))
     .execute()
 }
 
