@@ -31,6 +31,7 @@ import {
   type Utm,
 } from './link.repository.js'
 import { dailyClicks, dailyConversions, type LinkSet } from './stats.repository.js'
+import { pageOf } from '../../../shared/paging.js'
 
 export type { EcommerceLink, Utm }
 
@@ -173,12 +174,8 @@ export function createLinkService({ db, clock }: { db: Kysely<CommerceDatabase>;
         beforeSeq: query.cursor,
         limit: query.limit + 1,
       })
-      const page = rows.slice(0, query.limit)
-      const last = page.at(-1)
-      return {
-        links: page,
-        nextCursor: rows.length > query.limit && last ? encodeLinkCursor(last.seq) : undefined,
-      }
+      const { items, nextCursor } = pageOf(rows, query.limit, (last) => encodeLinkCursor(last.seq))
+      return { links: items, nextCursor }
     },
 
     getLink: ownedLink,

@@ -12,6 +12,7 @@ import {
   type Product,
   upsertProducts,
 } from './product.repository.js'
+import { pageOf } from '../../../shared/paging.js'
 
 export type { Product }
 
@@ -86,12 +87,8 @@ export function createProductService({
         after: query.cursor,
         limit: query.limit + 1,
       })
-      const page = rows.slice(0, query.limit)
-      const last = page.at(-1)
-      return {
-        products: page,
-        nextCursor: rows.length > query.limit && last ? encodeProductCursor(last) : undefined,
-      }
+      const { items, nextCursor } = pageOf(rows, query.limit, encodeProductCursor)
+      return { products: items, nextCursor }
     },
 
     async startSyncRun(ownerId: string): Promise<SyncRun> {

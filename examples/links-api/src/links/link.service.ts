@@ -19,6 +19,7 @@ import {
   updateOwnedLink,
 } from './link.repository.js'
 import { randomSlug, SLUG_PATTERN } from './slug.js'
+import { pageOf } from '../../../shared/paging.js'
 
 export type { Link }
 
@@ -96,12 +97,8 @@ export function createLinkService({ db, clock }: LinkServiceDeps) {
         beforeSeq: query.cursor,
         limit: query.limit + 1,
       })
-      const page = rows.slice(0, query.limit)
-      const last = page.at(-1)
-      return {
-        links: page.map((r) => r.link),
-        nextCursor: rows.length > query.limit && last ? encodeCursor(last.seq) : undefined,
-      }
+      const { items, nextCursor } = pageOf(rows, query.limit, (last) => encodeCursor(last.seq))
+      return { links: items.map((r) => r.link), nextCursor }
     },
 
     getLink: ownedLink,
