@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { adminUrl as adminUrlFrom } from '../../src/cli/admin-client.js'
 import { cliAgainst } from '../helpers/cli.js'
+import { freePort } from '../helpers/net.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -193,9 +195,13 @@ describe('linkauth CLI against a live admin API', () => {
   })
 
   it('says clearly when the server is unreachable', async () => {
-    const down = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: 'http://127.0.0.1:9' })
+    // A port nothing listens on now, whatever else runs on this machine.
+    const closed = await freePort()
+    const down = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: `http://127.0.0.1:${closed}` })
     expect(down.code).toBe(1)
-    expect(down.err).toMatch(/cannot reach the admin API at http:\/\/127\.0\.0\.1:9 .*is linkauth running\?/)
+    expect(down.err).toMatch(
+      new RegExp(`cannot reach the admin API at http://127\\.0\\.0\\.1:${closed} .*is linkauth running\\?`),
+    )
   })
 
   it('without LINKAUTH_ADMIN_URL, asks the admin API where the server’s own ADMIN_HOST and ADMIN_PORT put it', async () => {
@@ -208,16 +214,18 @@ describe('linkauth CLI against a live admin API', () => {
     expect(found.code, found.err).toBe(0)
     expect(() => JSON.parse(found.out) as unknown).not.toThrow()
     // A server listening on every address is reached on loopback; IPv6 literals get their brackets.
+    const closed = String(await freePort())
     const wildcard = await cli(['clients', 'list'], {
       LINKAUTH_ADMIN_URL: '',
       ADMIN_HOST: '0.0.0.0',
-      ADMIN_PORT: '9',
+      ADMIN_PORT: closed,
     })
-    expect(wildcard.err).toContain('cannot reach the admin API at http://127.0.0.1:9 ')
-    const v6 = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: '', ADMIN_HOST: '::1', ADMIN_PORT: '9' })
-    expect(v6.err).toContain('cannot reach the admin API at http://[::1]:9 ')
-    const defaults = await cli(['clients', 'list'], { LINKAUTH_ADMIN_URL: '' })
-    expect(defaults.err).toContain('at http://127.0.0.1:3001 ')
+    expect(wildcard.err).toContain(`cannot reach the admin API at http://127.0.0.1:${closed} `)
+    // Only where the CLI would go: a server of this machine on the default port (the README's own
+    // `npm start`) must not change what the test sees.
+    expect(adminUrlFrom({ ADMIN_HOST: '::1', ADMIN_PORT: closed })).toBe(`http://[::1]:${closed}`)
+    expect(adminUrlFrom({ ADMIN_HOST: '::', ADMIN_PORT: closed })).toBe(`http://127.0.0.1:${closed}`)
+    expect(adminUrlFrom({ LINKAUTH_ADMIN_URL: '' })).toBe('http://127.0.0.1:3001')
   })
 
   it('exits 2 on wrong usage and 0 on --help', async () => {

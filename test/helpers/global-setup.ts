@@ -57,6 +57,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 export const POSTGRES_ONLY_FILES = [
   'test/events/long-poll.test.ts',
   'test/faults/database-faults.test.ts',
+  'test/housekeeping/housekeeping.test.ts',
   'test/housekeeping/index-use.test.ts',
   'test/instances/backup-restore.test.ts',
   'test/instances/pgbouncer.test.ts',
