@@ -23,8 +23,36 @@ export function targetUrlProblem(input: string, ownOrigin: string): string | und
     return 'must be an absolute URL such as https://example.com/page'
   if (url.hostname === '') return 'must name a host'
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password'
-  if (url.origin === ownOrigin) return 'must not point at this short-link service'
+  if (isOwnOrigin(url, ownOrigin)) return 'must not point at this short-link service'
   return undefined
+}
+
+/**
+ * Whether `url` is served from `ownOrigin`: the same scheme and port, and the same host, where every
+ * name of this machine's loopback interface counts as one host (`localhost` and `*.localhost`,
+ * RFC 6761 §6.3; 127.0.0.0/8; [::1]; 127.x written as an IPv4-mapped IPv6 address; and 0.0.0.0 or
+ * [::], which reach this machine too). A service at `http://localhost:3102` is reached as
+ * `http://127.0.0.1:3102` just the same, and a short link to it would loop.
+ */
+export function isOwnOrigin(url: URL, ownOrigin: string): boolean {
+  if (url.origin === ownOrigin) return true
+  const own = new URL(ownOrigin)
+  return (
+    url.protocol === own.protocol &&
+    url.port === own.port &&
+    isLoopbackHost(url.hostname) &&
+    isLoopbackHost(own.hostname)
+  )
+}
+
+/** A host name (as WHATWG URL serialises it: lower case, IPv4 dotted, IPv6 bracketed) of loopback. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/\.$/, '')
+  if (host === 'localhost' || host.endsWith('.localhost')) return true
+  if (/^127\.\d+\.\d+\.\d+$/.test(host) || host === '0.0.0.0') return true
+  if (host === '[::1]' || host === '[::]') return true
+  // ::ffff:127.x.y.z, which URL writes as [::ffff:7fxx:xxxx].
+  return /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host)
 }
 
 /** The form we store and redirect to: WHATWG-serialised (host in punycode, the rest percent-encoded). */

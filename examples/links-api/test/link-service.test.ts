@@ -104,6 +104,25 @@ describe('creating a link', () => {
     expect(problem(['https://example.com/'])).toBe('target_url: must be a string')
   })
 
+  it('counts every loopback name of this machine as its own origin when it is served on loopback', () => {
+    const local = linkInputSchemas('http://localhost:3102')
+    const problem = (target_url: string) => {
+      try {
+        parseInput(local.newLink, { target_url })
+        return 'accepted'
+      } catch (err) {
+        return (err as InvalidRequestError).description
+      }
+    }
+    const own = 'target_url: must not point at this short-link service'
+    for (const host of ['localhost', '127.0.0.1', '127.1', '127.9.9.9', '[::1]', 'LOCALHOST.', 'a.localhost'])
+      expect(problem(`http://${host}:3102/x`), host).toBe(own)
+    for (const target of ['http://127.0.0.1:3103/x', 'https://127.0.0.1:3102/x', 'http://10.0.0.1:3102/x'])
+      expect(problem(target), target).toBe('accepted')
+    // A public host is compared exactly, as before: another name is another origin.
+    expect(problemWith('newLink', { target_url: 'https://www.sho.rt/x' })).toBe('accepted')
+  })
+
   it('stores the target in its normalised form (punycode host, percent-encoded path)', async () => {
     const link = await create(randomUUID(), { target_url: 'https://bücher.example/straße?q=ä' })
     expect(link.targetUrl).toBe('https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%A4')

@@ -312,6 +312,22 @@ describe('bad input answers 400 (or 404/409/413/415) with a clear error, never a
     else expect(res.body.error_description).toMatch(description)
   })
 
+  it('a target at this API under another loopback name is its own origin too (no short link to itself)', async () => {
+    // The API listens at http://127.0.0.1:<port>; localhost, [::1] and the rest of 127/8 reach it too.
+    const { port } = new URL(linksBase)
+    for (const host of ['localhost', '[::1]', '127.0.0.2', 'app.localhost', '[::ffff:127.0.0.1]']) {
+      const res = await api('POST', '/api/links', alice.token, { target_url: `http://${host}:${port}/x` })
+      expect(res.status, host).toBe(400)
+      expect(res.body.error_description).toBe('target_url: must not point at this short-link service')
+    }
+    // Another port, or https on this one, is another origin: those are accepted.
+    const elsewhere = `http://localhost:${Number(port) === 65535 ? 1 : Number(port) + 1}/x`
+    for (const target_url of [elsewhere, `https://localhost:${port}/x`]) {
+      const res = await api('POST', '/api/links', alice.token, { target_url })
+      expect(res.status, target_url).toBe(201)
+    }
+  })
+
   it('stats ranges, media types, body size and a taken slug', async () => {
     const link = await api('POST', '/api/links', alice.token, {
       target_url: 'https://e.example/',
