@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { adminTokenPath } from './runtime-secrets.js'
 import type { Config } from './config.js'
+import type { Logger } from 'pino'
 
 /** The redirect URI the hint and the README's quick start register (RFC 8252 §7.3: a loopback IP literal). */
 export const EXAMPLE_REDIRECT_URI = 'http://127.0.0.1:8080/callback'
@@ -33,27 +34,76 @@ const MORE: Record<RunningFrom, string> = {
   installed: '',
 }
 
+/** The first line of the hint, and the message of its log record. */
+export const FIRST_RUN_MESSAGE = 'No application is registered yet. Next steps:'
+
+interface Step {
+  /** The step's field in the log record. */
+  field: string
+  what: string
+  command: string
+}
+
+function firstRunSteps(config: Pick<Config, 'adminToken' | 'dataDir'>, from: RunningFrom) {
+  const cli = CLI[from]
+  const steps: Step[] = [
+    ...(from === 'checkout'
+      ? [{ field: 'demo', what: 'watch the whole flow:', command: 'npm run demo   (in another terminal)' }]
+      : []),
+    {
+      field: 'register_application',
+      what: 'register an application:',
+      command: `${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
+    },
+    {
+      field: 'create_user',
+      what: 'and a user:',
+      command: `${cli} users create --email you@example.com --password '<password>'`,
+    },
+  ]
+  const token = config.adminToken ? 'ADMIN_TOKEN' : `${adminTokenPath(config.dataDir)} (or ADMIN_TOKEN)`
+  return { steps, token }
+}
+
 /**
  * What a newcomer does next, logged while no application is registered: watch the whole flow with
  * the demo, or register an application and a user with the CLI (which finds the admin token itself).
  * One command per line, so it reads in a terminal and can be copied.
  */
 export function firstRunHint(config: Pick<Config, 'adminToken' | 'dataDir'>, from: RunningFrom): string {
-  const cli = CLI[from]
-  const token = config.adminToken ? 'ADMIN_TOKEN' : `${adminTokenPath(config.dataDir)} (or ADMIN_TOKEN)`
-  const steps: [string, string][] = [
-    ...(from === 'checkout'
-      ? [['watch the whole flow:', 'npm run demo   (in another terminal)'] as [string, string]]
-      : []),
-    [
-      'register an application:',
-      `${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
-    ],
-    ['and a user:', `${cli} users create --email you@example.com --password '<password>'`],
-  ]
+  const { steps, token } = firstRunSteps(config, from)
   return [
-    'No application is registered yet. Next steps:',
-    ...steps.map(([what, command]) => `  ${what.padEnd(26)}${command}`),
+    FIRST_RUN_MESSAGE,
+    ...steps.map(({ what, command }) => `  ${what.padEnd(26)}${command}`),
     `  The CLI reads the admin token from ${token}.${MORE[from]}`,
   ].join('\n')
+}
+
+/**
+ * The same steps as one log record with a field for each (`register_application`, `create_user`,
+ * `admin_token`, …), for logs that are JSON lines (`docker logs`, a collector): a message full of
+ * `\n` escapes reads as one long line there.
+ */
+export function firstRunRecord(
+  config: Pick<Config, 'adminToken' | 'dataDir'>,
+  from: RunningFrom,
+): Record<string, string> {
+  const { steps, token } = firstRunSteps(config, from)
+  const more = MORE[from].trim()
+  return {
+    ...Object.fromEntries(steps.map(({ field, command }) => [field, command.replace(/\s+\(.*\)$/, '')])),
+    admin_token: token,
+    ...(more ? { more } : {}),
+  }
+}
+
+/** Logs the hint: as lines when the log is a terminal's, else as one record with a field per step. */
+export function logFirstRunHint(
+  logger: Pick<Logger, 'info'>,
+  config: Pick<Config, 'adminToken' | 'dataDir'>,
+  from: RunningFrom,
+  terminal: boolean,
+): void {
+  if (terminal) logger.info(firstRunHint(config, from))
+  else logger.info(firstRunRecord(config, from), FIRST_RUN_MESSAGE)
 }

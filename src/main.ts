@@ -11,7 +11,7 @@ import { connectDatabase, type DatabaseHandle } from './db/connect.js'
 import { migrateToLatest } from './db/migrator.js'
 import { PGliteLockedError } from './db/pglite-lock.js'
 import { systemClock } from './lib/clock.js'
-import { firstRunHint, runningFrom } from './first-run-hint.js'
+import { logFirstRunHint, runningFrom } from './first-run-hint.js'
 import { listenOn } from './listen.js'
 import { createLogger, stdoutDestination } from './logger.js'
 import { clusterMetricsSource, serveClusterMetrics } from './metrics/cluster-metrics.js'
@@ -43,7 +43,8 @@ async function main(): Promise<void> {
     throw err
   }
   const fullConfig = Object.freeze({ ...config, ...secrets })
-  const logger = createLogger(config.logLevel, await stdoutDestination(process.stdout))
+  const terminal = await stdoutDestination(process.stdout)
+  const logger = createLogger(config.logLevel, terminal)
 
   let database: DatabaseHandle
   try {
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
   if (!config.adminToken) logger.info({ path: adminTokenPath(config.dataDir) }, 'admin token file')
   logger.info({ issuer: config.issuer }, 'linkauth started')
   if ((await services.clients.listClients()).length === 0)
-    logger.info(firstRunHint(config, runningFrom(packageRoot)))
+    logFirstRunHint(logger, config, runningFrom(packageRoot), terminal !== undefined)
 
   let stopping = false
   const stop = async (signal: string) => {

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
-import { EXAMPLE_REDIRECT_URI, firstRunHint, runningFrom } from '../../src/first-run-hint.js'
+import {
+  EXAMPLE_REDIRECT_URI,
+  FIRST_RUN_MESSAGE,
+  firstRunHint,
+  logFirstRunHint,
+  runningFrom,
+} from '../../src/first-run-hint.js'
 import { createLogger, stdoutDestination } from '../../src/logger.js'
 
 /** What a person sees in the terminal at `npm start`: the log lines and the next-step hint. */
@@ -64,6 +70,35 @@ describe('the first-run hint', () => {
     expect(registered.length).toBeGreaterThan(0)
     for (const uri of registered) expect(uri).toBe(EXAMPLE_REDIRECT_URI)
     expect(firstRunHint(config, 'checkout')).toContain(`--redirect-uri ${EXAMPLE_REDIRECT_URI}`)
+  })
+
+  it('is one record with a field per step where the log is JSON lines (docker logs): no \\n in it', async () => {
+    for (const from of ['checkout', 'container'] as const) {
+      const { out, text } = terminal(false)
+      const logger = createLogger('info', (await stdoutDestination(out)) ?? out)
+      logFirstRunHint(logger, config, from, false)
+      const lines = text().trim().split('\n')
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).not.toContain('\\n')
+      const record = JSON.parse(lines[0]!) as Record<string, unknown>
+      const cli = from === 'checkout' ? 'npm run cli --' : 'docker exec <container> linkauth'
+      expect(record).toMatchObject({
+        level: 30,
+        msg: FIRST_RUN_MESSAGE,
+        register_application: `${cli} clients create --name "My App" --redirect-uri ${EXAMPLE_REDIRECT_URI}`,
+        create_user: `${cli} users create --email you@example.com --password '<password>'`,
+        admin_token: '.data/admin-token (or ADMIN_TOKEN)',
+      })
+      expect(record.demo).toBe(from === 'checkout' ? 'npm run demo' : undefined)
+      for (const value of Object.values(record)) expect(String(value)).not.toContain('\n')
+    }
+  })
+
+  it('stays lines of text in a terminal', async () => {
+    const { out, text } = terminal(true)
+    const logger = createLogger('info', await stdoutDestination(out))
+    logFirstRunHint(logger, config, 'checkout', true)
+    expect(text()).toContain(`INFO: ${FIRST_RUN_MESSAGE}\n  watch the whole flow:`)
   })
 
   it('knows a checkout with its dev dependencies from one without', () => {
