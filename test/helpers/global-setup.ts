@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import type { TestProject } from 'vitest/node'
 import { checkBrowser, NO_BROWSER_REASON } from './chromium.js'
 import { createTemplateDatabase, dropDatabase } from './postgres-admin.js'
+import { checkRedis } from './redis.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -18,6 +19,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Once per run: the browser tests are skipped with this one line, or fail the run under REQUIRE_BROWSER=1.
   if (!checkBrowser()) console.log(NO_BROWSER_REASON)
+  // Likewise the Redis tests: one line when nothing answers at TEST_REDIS_URL (or a failure under REQUIRE_REDIS=1).
+  await checkRedis({ announce: true })
   const forced = process.env.LINKAUTH_TEST_ENGINE
   let adminUrl = forced === 'pglite' ? undefined : process.env.TEST_DATABASE_URL || undefined
   let stopContainer: (() => Promise<unknown>) | undefined

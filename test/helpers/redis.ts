@@ -10,8 +10,11 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6
 export const REDIS_REQUIRED = process.env.REQUIRE_REDIS === '1'
 export const NO_REDIS_REASON = `Redis tests skipped: nothing answers PING at ${TEST_REDIS_URL} (REQUIRE_REDIS=1 turns this skip into a failure)`
 
-/** Whether Redis answers; throws when it does not and REQUIRE_REDIS=1. */
-export async function checkRedis(): Promise<boolean> {
+/**
+ * Whether Redis answers; throws when it does not and REQUIRE_REDIS=1. The global setup asks once
+ * per run with `announce`, printing the one skip line; the test files ask again quietly.
+ */
+export async function checkRedis({ announce = false } = {}): Promise<boolean> {
   const redis = new Redis(TEST_REDIS_URL, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -25,7 +28,7 @@ export async function checkRedis(): Promise<boolean> {
     return (await redis.ping()) === 'PONG'
   } catch {
     if (REDIS_REQUIRED) throw new Error(`REQUIRE_REDIS=1 but Redis does not answer at ${TEST_REDIS_URL}`)
-    console.log(NO_REDIS_REASON)
+    if (announce) console.log(NO_REDIS_REASON)
     return false
   } finally {
     redis.disconnect()

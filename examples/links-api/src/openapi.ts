@@ -81,10 +81,10 @@ const importSchema = z.object({
   lines_read: z.number().int().meta({ description: 'Data lines read from the file.' }),
   valid_rows: z.number().int(),
   created: z.number().int(),
-  skipped: z
-    .number()
-    .int()
-    .meta({ description: 'Rows already imported (by an earlier run of the same file).' }),
+  skipped: z.number().int().meta({
+    description:
+      'Rows already imported (by an earlier run of the same file) or repeated in it, and archived Bitlinks (each with a report line).',
+  }),
   conflicts: z.number().int(),
   invalid: z.number().int(),
   error: z.string().nullable(),
@@ -95,7 +95,7 @@ const importSchema = z.object({
 
 const importProblemSchema = z.object({
   line: z.number().int(),
-  kind: z.enum(['invalid', 'conflict']),
+  kind: z.enum(['invalid', 'conflict', 'skipped']),
   field: z.string().nullable(),
   reason: z.string(),
 })
@@ -372,7 +372,7 @@ export function linksOpenApiDocument(publicUrl: string) {
       '/api/imports/{id}/report': {
         get: {
           operationId: 'importReport',
-          summary: 'An import’s report: its invalid and conflicting lines, 1000 at a time.',
+          summary: 'An import’s report: its invalid, conflicting and skipped archived lines, 1000 at a time.',
           ...bearer('links:write'),
           parameters: [
             idParameter('The import id.'),

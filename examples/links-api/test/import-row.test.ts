@@ -104,7 +104,7 @@ describe('rows', () => {
         id: 'bit.ly/3abc',
         long_url: 'https://e.example/p',
         custom_bitlinks: 'https://bit.ly/My-Page, https://brand.ly/other',
-        archived: 'true',
+        archived: 'false',
         total_clicks: '12',
       },
       OWN,
@@ -115,6 +115,43 @@ describe('rows', () => {
       problemOf(rowFrom('bitly', { long_url: 'https://e.example/', custom_bitlinks: 'bit.ly/ab' }, OWN)),
     ).toMatch(/^slug: 3 to 64/)
     expect(problemOf(rowFrom('bitly', { long_url: 'nope' }, OWN))).toMatch(/^long_url: /)
+  })
+
+  it('a custom back-half our slugs cannot be is invalid whole, never cut short at a space', () => {
+    const bitly = (custom_bitlinks: string) =>
+      problemOf(rowFrom('bitly', { long_url: 'https://e.example/', custom_bitlinks }, OWN))
+    for (const cell of ['https://bit.ly/summer sale!', 'bit.ly/summer sale!', 'summer sale!', 'bit.ly/sale!'])
+      expect(bitly(cell), cell).toMatch(/^slug: 3 to 64 letters/)
+    // Several Bitlinks in one cell, by separator or by spaces between short URLs: the first is kept.
+    const slugOf = (custom_bitlinks: string) =>
+      (rowFrom('bitly', { long_url: 'https://e.example/', custom_bitlinks }, OWN) as ImportRow).slug
+    expect(slugOf('bit.ly/first-one bit.ly/second')).toBe('first-one')
+    expect(slugOf('bit.ly/first-one;brand.ly/second')).toBe('first-one')
+    expect(slugOf('spring-sale')).toBe('spring-sale')
+  })
+
+  it('keeps a tag of several words as one (Spring Sale → spring-sale), in every format', () => {
+    const bitly = rowFrom(
+      'bitly',
+      { long_url: 'https://e.example/', tags: 'Spring Sale,promo;  Black  Friday ' },
+      OWN,
+    ) as ImportRow
+    expect(bitly.tags).toEqual(['spring-sale', 'promo', 'black-friday'])
+    expect((generic({ url: 'https://e.example/', tags: 'Spring Sale|promo' }) as ImportRow).tags).toEqual([
+      'spring-sale',
+      'promo',
+    ])
+    expect(problemOf(generic({ url: 'https://e.example/', tags: '50% off' }))).toMatch(/^tags: "50%-off": /)
+  })
+
+  it('skips an archived Bitlink with a reason, whatever the case of its flag', () => {
+    for (const archived of ['true', 'TRUE', 'yes', '1'])
+      expect(rowFrom('bitly', { long_url: 'https://e.example/', archived }, OWN), archived).toMatchObject({
+        field: 'archived',
+        skip: true,
+      })
+    for (const archived of ['false', '', '0'])
+      expect(problemOf(rowFrom('bitly', { long_url: 'https://e.example/', archived }, OWN))).toBe('accepted')
   })
 
   it('a JSON line takes lists and numbers, and names an unknown member', () => {

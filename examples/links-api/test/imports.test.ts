@@ -76,7 +76,8 @@ describe('formats', () => {
       state: 'done',
       format: 'bitly',
       lines_read: 3,
-      created: 2,
+      created: 1,
+      skipped: 1,
       invalid: 1,
       conflicts: 0,
     })
@@ -90,15 +91,15 @@ describe('formats', () => {
       clicks: 0,
       created_at: '2024-03-01T09:30:00.000Z',
     })
-    const post = links.find((l) => l.target_url === 'https://blog.example/post/1')
-    expect(post).toMatchObject({ title: 'A post, with a comma', imported_clicks: 7, tags: [] })
-    expect(String(post!.slug)).toMatch(/^[a-z2-9]{8}$/)
+    // The archived Bitlink is not imported; the report says so on its line.
+    expect(links.find((l) => l.target_url === 'https://blog.example/post/1')).toBeUndefined()
     // The short URL works at once.
     expect((await call(base, 'GET', '/Spring-Sale-B1', undefined)).headers.get('location')).toBe(
       'https://shop.example/spring?ref=bitly',
     )
     const report = await call(base, 'GET', `/api/imports/${String(job.id)}/report`, token)
     expect(report.body.problems).toEqual([
+      { line: 3, kind: 'skipped', field: 'archived', reason: expect.stringMatching(/^an archived Bitlink/) },
       { line: 4, kind: 'invalid', field: 'long_url', reason: 'must be an http or https URL' },
     ])
   })
@@ -166,6 +167,132 @@ describe('formats', () => {
       tags: ['a', 'b'],
       imported_clicks: 5,
     })
+  })
+})
+
+/** A body of raw bytes (a string would be sent as UTF-8). */
+const bytesBody = (...parts: (string | number[])[]) => {
+  const bytes = Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))))
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new Uint8Array(bytes))
+      controller.close()
+    },
+  })
+}
+
+describe('Bitly exports as people have them', () => {
+  const HEADER = 'long_url,title,archived,tags,custom_bitlinks'
+
+  it('a back-half with a space or a character slugs cannot have is invalid on its line, not cut short', async () => {
+    const token = await w.tokenFor(['links:read', 'links:write'])
+    const file = [
+      HEADER,
+      'https://shop.example/summer,Summer,false,,https://bit.ly/summer sale!',
+      'https://shop.example/ok,OK,false,,bit.ly/summer-ok-b1',
+    ].join('\n')
+    const dry = await csv(token, file, '?dry_run=true')
+    expect(dry.body).toMatchObject({ would_create: 1, invalid: 1 })
+    expect(dry.body.problems).toEqual([
+      { line: 2, kind: 'invalid', field: 'slug', reason: expect.stringMatching(/^3 to 64 letters/) },
+    ])
+    const job = await importAndWait(token, () => csv(token, file))
+    expect(job).toMatchObject({ created: 1, invalid: 1 })
+    expect((await allLinks(token)).map((l) => l.slug)).toEqual(['summer-ok-b1'])
+  })
+
+  it('keeps a tag of several words as one: "Spring Sale,promo" → spring-sale, promo', async () => {
+    const token = await w.tokenFor(['links:read', 'links:write'])
+    const file = `${HEADER}\nhttps://shop.example/spring,Spring,false,"Spring Sale,promo",\n`
+    const job = await importAndWait(token, () => csv(token, file))
+    expect(job).toMatchObject({ created: 1 })
+    expect((await allLinks(token))[0]!.tags).toEqual(['spring-sale', 'promo'])
+  })
+
+  it('an archived Bitlink is skipped with a report line, in the dry run and the import alike', async () => {
+    const token = await w.tokenFor(['links:read', 'links:write'])
+    const file = [
+      HEADER,
+      'https://shop.example/old,Old,true,,',
+      'https://shop.example/live,Live,false,,',
+      'https://shop.example/older,Older,TRUE,,',
+    ].join('\r\n')
+    const dry = await csv(token, file, '?dry_run=true')
+    expect(dry.body).toMatchObject({ lines_read: 3, would_create: 1, skipped: 2, invalid: 0 })
+    expect((dry.body.problems as { line: number; kind: string }[]).map((p) => [p.line, p.kind])).toEqual([
+      [2, 'skipped'],
+      [4, 'skipped'],
+    ])
+    const job = await importAndWait(token, () => csv(token, file))
+    expect(job).toMatchObject({ created: 1, skipped: 2, invalid: 0 })
+    expect((await allLinks(token)).map((l) => l.title)).toEqual(['Live'])
+    const report = await call(base, 'GET', `/api/imports/${String(job.id)}/report`, token)
+    expect((report.body.problems as { line: number; kind: string }[]).map((p) => [p.line, p.kind])).toEqual([
+      [2, 'skipped'],
+      [4, 'skipped'],
+    ])
+  })
+
+  it('mixed line endings (\\r\\n, \\n, \\r): a short row is reported on its line, the next one imported', async () => {
+    const token = await w.tokenFor(['links:read', 'links:write'])
+    const file =
+      `${HEADER}\r\n` +
+      'https://shop.example/short,Short\n' + // 2: too few fields, ended by \n after a \r\n header
+      'https://shop.example/valid,Valid,false,,\r' + // 3: ended by a lone \r
+      'https://shop.example/third,Third,false,,\r\n' + // 4
+      'https://shop.example/fourth,Fourth,false,,' // 5: no line end
+    const dry = await csv(token, file, '?dry_run=true')
+    expect(dry.body).toMatchObject({ lines_read: 4, would_create: 3, invalid: 1 })
+    expect(dry.body.problems).toEqual([
+      { line: 2, kind: 'invalid', field: 'line', reason: 'has 2 fields; the header has 5' },
+    ])
+    const job = await importAndWait(token, () => csv(token, file))
+    expect(job).toMatchObject({ created: 3, invalid: 1 })
+    expect((await allLinks(token)).map((l) => l.title).sort()).toEqual(['Fourth', 'Third', 'Valid'])
+  })
+})
+
+describe('what a file holds, byte for byte', () => {
+  it('a line that is not UTF-8 is a row error naming its line, in CSV and JSON Lines; the rest is imported', async () => {
+    const token = await w.tokenFor(['links:read', 'links:write'])
+    const csvDry = await call(base, 'POST', '/api/imports?dry_run=true', token, {
+      body: bytesBody(
+        'url,title\n',
+        'https://bytes.example/1,Caf',
+        [0xe9], // Latin-1 é: not UTF-8
+        '\r\nhttps://bytes.example/2,Caf\u00e9\n',
+      ),
+      type: 'text/csv',
+    })
+    expect(csvDry.body).toMatchObject({ lines_read: 2, would_create: 1, invalid: 1 })
+    expect(csvDry.body.problems).toEqual([
+      { line: 2, kind: 'invalid', field: 'line', reason: 'is not valid UTF-8' },
+    ])
+    const jsonlBody = () =>
+      bytesBody(
+        '{"url":"https://bytes.example/3"}\r',
+        '{"url":"https://bytes.example/4","title":"',
+        [0xc3, 0x28], // a broken two-byte sequence
+        '"}\n\n{"url":"https://bytes.example/5","title":"Caf\u00e9"}',
+      )
+    const job = await importAndWait(token, () =>
+      call(base, 'POST', '/api/imports', token, { body: jsonlBody(), type: 'application/x-ndjson' }),
+    )
+    expect(job).toMatchObject({ created: 2, invalid: 1 })
+    const report = await call(base, 'GET', `/api/imports/${String(job.id)}/report`, token)
+    expect(report.body.problems).toEqual([
+      { line: 2, kind: 'invalid', field: 'line', reason: 'is not valid UTF-8' },
+    ])
+    const titles = (await allLinks(token)).map((l) => l.title)
+    expect(titles).toContain('Café')
+    expect(titles.join()).not.toContain('\uFFFD')
+    // A header that is not UTF-8 refuses the file, naming its line.
+    const header = await call(base, 'POST', '/api/imports?dry_run=true', token, {
+      body: bytesBody('url,t', [0xff], 'tle\nhttps://bytes.example/6,x\n'),
+      type: 'text/csv',
+    })
+    expect(header.status).toBe(400)
+    expect(header.body).toMatchObject({ line: 1, field: 'header' })
   })
 })
 
@@ -483,7 +610,24 @@ describe('scopes and bounds', () => {
       type: 'text/csv',
     })
     expect(tooMany.status).toBe(413)
-    expect(tooMany.body).toMatchObject({ line: 22, detail: 'line 22: more than 20 rows; split the file' })
+    expect(tooMany.body).toMatchObject({
+      line: 22,
+      detail: 'line 22: more than 20 data lines; split the file',
+    })
+    // Blank lines count too: 25 of them and one row are over 20 data lines, in either format.
+    const blank = `url\n${'\n'.repeat(25)}https://m.example/x\n`
+    const blanks = await call(small.base, 'POST', '/api/imports?dry_run=true', token, {
+      body: blank,
+      type: 'text/csv',
+    })
+    expect(blanks.status).toBe(413)
+    expect(blanks.body).toMatchObject({ line: 22 })
+    const blankJson = await call(small.base, 'POST', '/api/imports?dry_run=true', token, {
+      body: '\r\n'.repeat(21),
+      type: 'application/x-ndjson',
+    })
+    expect(blankJson.status).toBe(413)
+    expect(blankJson.body).toMatchObject({ line: 21 })
     const real = await call(small.base, 'POST', '/api/imports', token, { body: many, type: 'text/csv' })
     expect(real.status).toBe(413)
     expect((await call(small.base, 'GET', '/api/imports', token)).body.imports).toEqual([])

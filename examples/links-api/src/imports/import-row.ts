@@ -20,10 +20,14 @@ export interface ImportRow {
   key: string
 }
 
-/** Why a row cannot be imported: the field (column) at fault and the reason, in words. */
+/**
+ * Why a row cannot be imported: the field (column) at fault and the reason, in words. `skip`: the
+ * row is well-formed but deliberately left out (an archived Bitlink), reported and counted as skipped.
+ */
 export interface RowProblem {
   field: string
   reason: string
+  skip?: true
 }
 
 export const MAX_TITLE_LENGTH = 300
@@ -39,7 +43,7 @@ export const GENERIC_FIELDS = ['url', 'slug', 'tags', 'title', 'created_at', 'cl
 /**
  * Bitly's CSV export: its columns, matched by name whatever the case, spaces or underscores
  * (`Long URL` = `long_url`), each with the aliases its exports have used. Other columns
- * (`id`, `archived`, `group_guid`, …) are ignored.
+ * (`id`, `group_guid`, …) are ignored.
  */
 export const BITLY_COLUMNS = {
   long_url: ['long_url', 'destination_url', 'original_url'],
@@ -48,7 +52,16 @@ export const BITLY_COLUMNS = {
   tags: ['tags'],
   clicks: ['clicks', 'total_clicks', 'engagements', 'total_engagements'],
   custom_bitlinks: ['custom_bitlinks', 'custom_bitlink', 'custom_back_half', 'back_half'],
+  archived: ['archived', 'is_archived'],
 } as const
+
+/** An archived Bitlink is not imported (our links have no archived state): it is skipped, and reported. */
+export const ARCHIVED_SKIP: RowProblem = {
+  field: 'archived',
+  reason: 'an archived Bitlink; not imported (unarchive it at Bitly, or clear the cell, to import it)',
+  skip: true,
+}
+const ARCHIVED = /^(true|yes|1|archived)$/i
 
 /** A CSV header cell as compared: lower case, runs of spaces, `-` and `.` as one `_`. */
 export function headerName(cell: string): string {
@@ -81,7 +94,15 @@ export function genericHeaderProblem(header: readonly string[]): string | undefi
 
 const CONTROL = /[\p{Cc}]/u
 
-/** Tags from a list or from one cell separated by `,`, `;`, `|` or spaces. */
+/**
+ * A tag as another service wrote it, in our form: lower case, and a tag of several words kept as
+ * one, its spaces as `-` (`Spring Sale` → `spring-sale`).
+ */
+export function importedTag(tag: string): string {
+  return normalizeTag(tag).replace(/\s+/g, '-')
+}
+
+/** Tags from a list or from one cell separated by `,`, `;` or `|`. */
 function readTags(value: unknown): string[] | RowProblem {
   const list =
     value === undefined || value === null || value === ''
@@ -89,11 +110,11 @@ function readTags(value: unknown): string[] | RowProblem {
       : Array.isArray(value)
         ? value
         : typeof value === 'string'
-          ? value.split(/[,;|\s]+/).filter((t) => t !== '')
+          ? value.split(/[,;|]/).filter((t) => t.trim() !== '')
           : undefined
   if (!list || list.some((t) => typeof t !== 'string'))
     return { field: 'tags', reason: 'must be a list of tags or a string of tags separated by commas' }
-  const tags = [...new Set((list as string[]).map(normalizeTag))]
+  const tags = [...new Set((list as string[]).map(importedTag))]
   if (tags.length > MAX_TAGS_PER_LINK) return { field: 'tags', reason: `at most ${MAX_TAGS_PER_LINK} tags` }
   for (const tag of tags) {
     const problem = tagProblem(tag)
@@ -139,11 +160,31 @@ function withTracking(url: string, utm: Record<string, string>): string {
   return parsed.href
 }
 
-/** The last path segment of a short URL (`bit.ly/spring-sale`, `https://bit.ly/spring-sale`). */
+/**
+ * The back-half of a custom Bitlink: the last path segment of a short URL (`bit.ly/spring-sale`,
+ * `https://bit.ly/spring-sale`), or the cell itself when it holds only a back-half. Taken whole,
+ * spaces and all (`bit.ly/summer sale!` → `summer sale!`), so a back-half our slugs cannot be makes
+ * the line invalid rather than be cut short.
+ */
 function backHalf(bitlink: string): string {
   const path = bitlink.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-  const segments = path.split(/[?#]/, 1)[0]!.split('/')
-  return segments.length > 1 ? (segments.at(-1) ?? '') : ''
+  if (!path.includes('/')) return path
+  return path.split(/[?#]/, 1)[0]!.split('/').at(-1) ?? ''
+}
+
+/**
+ * The first custom Bitlink of a cell. Several (one per domain) are separated by `,`, `;` or `|`, or
+ * by spaces when each part is a short URL (`bit.ly/a brand.ly/b`); spaces inside one back-half
+ * (`bit.ly/summer sale!`) stay in it.
+ */
+function firstBitlink(cell: string): string | undefined {
+  const first = cell
+    .split(/[,;|]/)
+    .map((c) => c.trim())
+    .find((c) => c !== '')
+  if (first === undefined) return undefined
+  const words = first.split(/\s+/)
+  return words.length > 1 && words.every((w) => w.includes('/')) ? words[0] : first
 }
 
 /** The import key: per owner, the custom slug and URL, or the URL, title and creation time. */
@@ -246,9 +287,11 @@ export function rowFrom(
 ): ImportRow | RowProblem {
   if (format === 'bitly') {
     const cell = (names: readonly string[]) => names.map((n) => record[n]).find((v) => v !== undefined)
+    const archived = cell(BITLY_COLUMNS.archived)
+    if (typeof archived === 'string' && ARCHIVED.test(archived.trim())) return ARCHIVED_SKIP
     const custom = cell(BITLY_COLUMNS.custom_bitlinks)
     // A Bitly link may carry several custom back-halves (one per domain): the first one is kept.
-    const first = typeof custom === 'string' ? custom.split(/[,;|\s]+/).find((c) => c !== '') : undefined
+    const first = typeof custom === 'string' ? firstBitlink(custom) : undefined
     return toRow(
       {
         url: cell(BITLY_COLUMNS.long_url),

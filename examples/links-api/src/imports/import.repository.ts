@@ -26,7 +26,7 @@ export interface ImportJob {
 
 export interface ImportProblem {
   line: number
-  kind: 'invalid' | 'conflict'
+  kind: 'invalid' | 'conflict' | 'skipped'
   field: string | null
   reason: string
 }
@@ -80,6 +80,7 @@ export async function stageChunk(
         lines_read: eb('lines_read', '+', chunk.linesRead),
         rows_staged: eb('rows_staged', '+', chunk.rows.length),
         invalid: eb('invalid', '+', chunk.problems.filter((p) => p.kind === 'invalid').length),
+        skipped: eb('skipped', '+', chunk.problems.filter((p) => p.kind === 'skipped').length),
         updated_at: now,
       }))
       .where('id', '=', jobId)

@@ -90,6 +90,14 @@ class JobTakenOverError extends Error {
   override name = 'JobTakenOverError'
 }
 
+/** The report line of a row that is not imported: invalid, or skipped on purpose (an archived Bitlink). */
+const reportLine = (line: number, { field, reason, skip }: RowProblem): ImportProblem => ({
+  line,
+  kind: skip ? 'skipped' : 'invalid',
+  field,
+  reason,
+})
+
 const takenReason = (slug: string, by: 'yours' | 'another user' | 'earlier line') =>
   by === 'yours'
     ? `the slug "${slug}" is taken by another of your links`
@@ -301,8 +309,10 @@ export function createImportService(deps: ImportServiceDeps) {
         )
         for (const item of pending) {
           if ('problem' in item) {
-            report.invalid++
-            note({ line: item.line, kind: 'invalid', ...item.problem })
+            const problem = reportLine(item.line, item.problem)
+            if (problem.kind === 'skipped') report.skipped++
+            else report.invalid++
+            note(problem)
             continue
           }
           const { line, row } = item
@@ -361,7 +371,7 @@ export function createImportService(deps: ImportServiceDeps) {
             continue
           }
           linesRead++
-          if (item.kind === 'invalid') problems.push({ line: item.line, kind: 'invalid', ...item.problem })
+          if (item.kind === 'invalid') problems.push(reportLine(item.line, item.problem))
           else rows.push(item)
           if (rows.length + problems.length >= STAGE_CHUNK) await flush()
         }
