@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.js'
-import { newResourceServerSchema } from '../../src/resource-servers/resource-server.service.js'
+import { newResourceServerSchema } from '../../src/resource-servers/resource-server.schemas.js'
 import type { TestApp } from './app.js'
 
 /** Two APIs of the service, as an operator registers them (RFC 8707 identifiers and their scopes). */
