@@ -10,7 +10,7 @@ import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { freePort } from '../helpers/net.js'
-import { registerApi } from '../helpers/resource-apis.js'
+import { LINKS_EXAMPLE_API, registerApi } from '../helpers/resource-apis.js'
 import { captureLogger } from '../helpers/resource.js'
 
 /**
@@ -23,11 +23,7 @@ const example = (name: string) => readFileSync(`docs/examples/${name}`, 'utf8')
 
 let t: TestApp
 /** The links API as README's manual setup runs it: registered with --resource and --scope. */
-const LINKS = {
-  name: 'Links API',
-  resource: 'https://links.example.com/api',
-  scopes: ['links:read', 'links:write'],
-}
+const LINKS = LINKS_EXAMPLE_API
 let linksApi: { base: string; close(): Promise<void> }
 beforeAll(async () => {
   ;({ t } = await listenTestApp())

@@ -22,7 +22,7 @@ import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { freePort } from '../helpers/net.js'
-import { registerApi } from '../helpers/resource-apis.js'
+import { COMMERCE_EXAMPLE_API, LINKS_EXAMPLE_API, registerApi } from '../helpers/resource-apis.js'
 import { captureLogger } from '../helpers/resource.js'
 
 /**
@@ -33,16 +33,8 @@ import { captureLogger } from '../helpers/resource.js'
  * with --resource and --scope, each verifying with @linkauth/resource for its own identifier).
  */
 
-const LINKS = {
-  name: 'Links API',
-  resource: 'https://links.example.com/api',
-  scopes: ['links:read', 'links:write'],
-}
-const COMMERCE = {
-  name: 'Commerce API',
-  resource: 'https://commerce.example.com/api',
-  scopes: ['ecommerce:write', 'products:sync'],
-}
+const LINKS = LINKS_EXAMPLE_API
+const COMMERCE = COMMERCE_EXAMPLE_API
 
 interface Tokens {
   access: string

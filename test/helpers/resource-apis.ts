@@ -15,6 +15,18 @@ export const SHOP_API = {
   scopes: ['ecommerce:write', 'products:sync'],
 }
 
+/** The example APIs (examples/links-api, examples/commerce-api) as README's manual setup registers them. */
+export const LINKS_EXAMPLE_API = {
+  name: 'Links API',
+  resource: 'https://links.example.com/api',
+  scopes: ['links:read', 'links:write'],
+}
+export const COMMERCE_EXAMPLE_API = {
+  name: 'Commerce API',
+  resource: 'https://commerce.example.com/api',
+  scopes: ['ecommerce:write', 'products:sync'],
+}
+
 /** Registers a resource server with its identifier and scopes, as the operator does; returns its credentials. */
 export async function registerApi(
   t: TestApp,
