@@ -124,6 +124,11 @@ export const configSchema = z.object({
   REFRESH_REUSE_WINDOW: z.coerce.number().int().min(0).max(300).default(10),
   SESSION_TTL: seconds(12 * 3600),
   ACCESS_TOKEN_AUDIENCE: optionalString.pipe(z.string().min(1).optional()),
+  /**
+   * RFC 8707: every authorization request must name the API(s) it is for (`invalid_target` when it
+   * names none), so that no token is issued for all the APIs serving its scopes. Off by default.
+   */
+  REQUIRE_RESOURCE: booleanish('false'),
   SIGNING_ALG: z.enum(['ES256', 'EdDSA', 'RS256']).default('ES256'),
   REDIS_URL: optionalString.pipe(
     z

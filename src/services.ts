@@ -22,6 +22,7 @@ import { createRateLimitStore } from './rate-limit/rate-limit-store.js'
 import { createSignInThrottle } from './accounts/sign-in-throttle.service.js'
 import { createIntrospectionService } from './oauth/introspection.service.js'
 import { createRevocationService } from './oauth/revocation.service.js'
+import { createTokenAudiences } from './oauth/resource-targets.js'
 import { createResourceServerService } from './resource-servers/resource-server.service.js'
 import { createAccessTokenService } from './tokens/access-token.js'
 import { createAccessTokenStatusService } from './tokens/access-token-status.service.js'
@@ -108,6 +109,7 @@ export function createServices(deps: AppDeps) {
     clients,
     connectedApps: createConnectedAppsService(grants, clients, resourceServers, audit),
     resourceServers,
+    tokenAudiences: createTokenAudiences(config, resourceServers),
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,

@@ -35,10 +35,13 @@ echo "Tokens: $TOKENS"
 ACCESS_TOKEN=$(jq -r .access_token <<<"$TOKENS")
 REFRESH_TOKEN=$(jq -r .refresh_token <<<"$TOKENS")
 
-# 5. Call an API: Authorization: Bearer <access_token>. (Here: the claims, decoded, not verified.)
+# 5. Call an API: Authorization: Bearer <access_token>. The claims, decoded (not verified): aud lists
+#    every API serving one of the scopes. With LINKS_API (the links API's URL) set, read your links.
 jq -R 'split(".")[1] | gsub("-";"+") | gsub("_";"/") | . + ("=" * ((4 - length % 4) % 4)) | @base64d | fromjson' \
   <<<"$ACCESS_TOKEN"
-echo "curl -H \"Authorization: Bearer \$ACCESS_TOKEN\" https://api.example.com/links"
+if [ -n "${LINKS_API:-}" ]; then
+  echo "Links: $(curl -sSf -H "Authorization: Bearer $ACCESS_TOKEN" "$LINKS_API/api/links")"
+fi
 
 # 6. Refresh before expires_in runs out. Keep the NEW refresh token: the old one is now spent.
 TOKENS=$(curl -sS -X POST "$TOKEN" \

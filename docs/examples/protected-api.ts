@@ -1,7 +1,8 @@
 /**
- * A resource API protecting its routes with @linkauth/resource: access tokens for this API alone
- * verified locally, revocations pushed by the authorization server's event feed, RFC 6750 answers,
- * and its RFC 9728 metadata, so clients find the authorization server from the API.
+ * A resource API protecting its routes with @linkauth/resource: access tokens for this API (their
+ * aud is or lists its identifier) verified locally, revocations pushed by the authorization
+ * server's event feed, RFC 6750 answers, and its RFC 9728 metadata, so clients find the
+ * authorization server from the API.
  */
 import Fastify from 'fastify'
 import { createResourceVerifier, linkauthResource } from '@linkauth/resource'
@@ -17,7 +18,7 @@ export async function buildApi(config: ApiConfig) {
   const app = Fastify({ logger: { level: 'warn' } })
   const verifier = await createResourceVerifier({
     issuer: config.issuer,
-    resource: config.resource, // tokens whose aud is anything else are refused (invalid_token)
+    resource: config.resource, // a token whose aud neither is nor lists it is refused (invalid_token)
     credentials: { id: config.resourceServerId, secret: config.resourceServerSecret },
     logger: app.log, // mode switches (feed stale → introspection, and back) are logged here
   })

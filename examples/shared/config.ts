@@ -93,7 +93,7 @@ export interface ServiceConfig {
   /** PGlite's files when there is no databaseUrl. */
   readonly dataDir: string
   readonly issuer: string
-  /** The API's resource identifier (RFC 8707): the only `aud` it accepts. */
+  /** The API's resource identifier (RFC 8707): the `aud` it accepts (alone, or in a list). */
   readonly resource: string
   readonly resourceServer: { readonly id: string; readonly secret: string }
   readonly verification: 'local' | 'introspection'

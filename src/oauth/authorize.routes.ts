@@ -31,7 +31,10 @@ const GONE =
  * POST /oauth/authorize (the consent form). Errors about the client or redirect_uri are pages and
  * never redirect; every later error goes back to the exactly-registered redirect_uri.
  */
-export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config, 'issuer' | 'sessionTtl'>) {
+export function authorizeRoutes(
+  services: AuthorizeServices,
+  config: Pick<Config, 'issuer' | 'sessionTtl' | 'requireResource'>,
+) {
   const cookies = sessionCookies(config)
 
   const toClient = (
@@ -72,8 +75,13 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     const sessionToken = request.cookies[cookies.sessionCookieName]
     if (!sessionToken) return undefined
     const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
-    // Resource indicators need their registry looked up: the long way, which does it.
-    if (!result.ok || result.request.prompt.some((p) => p !== 'none') || result.request.resources.length > 0)
+    // Resource indicators need their registry looked up, and a required one its refusal: the long way.
+    if (
+      !result.ok ||
+      result.request.prompt.some((p) => p !== 'none') ||
+      result.request.resources.length > 0 ||
+      config.requireResource
+    )
       return undefined
     const issued = await services.authorize.issueForSession(result.request, sessionToken)
     return issued && { auth: result.request, code: issued.code }
@@ -171,6 +179,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
         services.resourceServers,
         result.request.resources,
         result.request.scopes,
+        config.requireResource,
       )
       if (!targets.ok) return redirectError(reply, result.request, targets.error, targets.description)
       return proceed(request, reply, result.request, client)

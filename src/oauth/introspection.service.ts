@@ -1,4 +1,4 @@
-import { isSoleAudience } from '@linkauth/resource/token-contract'
+import { hasAudience } from '@linkauth/resource/token-contract'
 import type { Config } from '../config.js'
 import type { RefreshTokenService } from '../grants/refresh-token.service.js'
 import { epochSeconds } from '../lib/clock.js'
@@ -52,9 +52,10 @@ export function createIntrospectionService(
     if (!verified.ok) return INACTIVE
     const c = verified.claims
     // Before the liveness query: a token for another API costs the caller no database round trip.
-    // RFC 8707, RFC 7662 §4: a token is the caller's when its one audience is the caller's resource, or
-    // the default audience for a caller registered without one.
-    if (!isSoleAudience(c.aud, caller.resource ?? config.accessTokenAudience)) return INACTIVE
+    // RFC 8707, RFC 7662 §4: a token is the caller's when its audience is, or lists, the caller's
+    // resource (the default audience for a caller registered without one): the rule of the APIs'
+    // own verifiers (RFC 9068 §4). A token named for another API alone lists nobody else.
+    if (!hasAudience(c.aud, caller.resource ?? config.accessTokenAudience)) return INACTIVE
     const live = await accessTokens.isAccessTokenLive({
       jti: c.jti,
       grantId: c.grant_id,

@@ -1,6 +1,7 @@
 import { invalidScope, invalidTarget, type OAuthErrorCode } from '../errors.js'
 import { commonScopes } from '../lib/scopes.js'
 import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
+import type { Config } from '../config.js'
 import type { ResourceServerService, ResourceTarget } from '../resource-servers/resource-server.service.js'
 
 export type { ResourceTarget }
@@ -9,17 +10,26 @@ type Targets = Pick<ResourceServerService, 'findTargets'>
 export type AuthorizationTargets =
   { ok: true; targets: ResourceTarget[] } | { ok: false; error: OAuthErrorCode; description: string }
 
+/** RFC 8707 §2: what REQUIRE_RESOURCE answers a request that names no API. */
+export const RESOURCE_REQUIRED =
+  "resource is required: name the API the token is for (RFC 8707), one of the authorization server's protected_resources."
+
 /**
  * RFC 8707 §2 at the authorization endpoint: every named resource must be an enabled, registered
  * API, and must serve at least one requested scope. The second rule is ours (the RFC leaves it
  * open): a token for that API could carry no scope, so we refuse now rather than burn the code later.
+ * With `required` (REQUIRE_RESOURCE), naming none is `invalid_target` ("missing", RFC 8707 §2).
  */
 export async function authorizationTargets(
   finder: Targets,
   resources: string[],
   scopes: readonly string[],
+  required = false,
 ): Promise<AuthorizationTargets> {
-  if (resources.length === 0) return { ok: true, targets: [] }
+  if (resources.length === 0)
+    return required
+      ? { ok: false, error: 'invalid_target', description: RESOURCE_REQUIRED }
+      : { ok: true, targets: [] }
   const found = await finder.findTargets(resources)
   const targets: ResourceTarget[] = []
   for (const resource of resources) {
@@ -63,31 +73,54 @@ export async function namedTokenTarget(
 
 /** Who a token is for once the authorization is known, and its scope there (RFC 8707 §2.2). */
 export interface TokenAudience {
-  /** The resource identifier; undefined for the default audience. */
-  audience?: string
+  /** `aud`: the one API named, or (none named) the default audience and every API serving a scope. */
+  audience: string | string[]
   scopes: string[]
 }
 
 /**
  * The audience and scope of an access token: the named target, else the authorization's only
- * resource, else (no resource at all) the default audience with every granted scope. The statements
- * that consumed the code or rotated the token already refused a named resource outside the
- * authorization and a silent request for an authorization of several.
+ * resource (each: that API alone, with the granted scopes it serves). The statements that consumed
+ * the code or rotated the token already refused a named resource outside the authorization and a
+ * silent request for an authorization of several.
+ *
+ * A token asked for without any resource is for every API that serves one of its scopes (RFC 9068
+ * §4: an API accepts a token whose `aud` contains its identifier): `aud` lists the default audience
+ * (the APIs registered without a resource, which take every scope) and each enabled, registered API
+ * serving at least one granted scope, read from the registry at each issue; `scope` is every granted
+ * scope, each API enforcing its own. With REQUIRE_RESOURCE such a token is not issued.
  */
-export async function tokenAudience(
-  finder: Targets,
-  named: ResourceTarget | undefined,
-  authorized: readonly string[],
-  scopes: string[],
-): Promise<TokenAudience> {
-  let target = named
-  if (!target && authorized.length > 0) {
-    const [only] = authorized as [string]
-    target = (await finder.findTargets([only])).get(only)
-    if (!target) throw invalidTarget('The resource of this authorization is no longer a registered API.')
+export function createTokenAudiences(
+  config: Pick<Config, 'accessTokenAudience' | 'requireResource'>,
+  finder: Pick<ResourceServerService, 'findTargets' | 'findServingResources'>,
+) {
+  async function forAllServing(scopes: string[]): Promise<TokenAudience> {
+    if (config.requireResource) throw invalidTarget(RESOURCE_REQUIRED)
+    const serving = await finder.findServingResources(scopes)
+    return {
+      audience: serving.length === 0 ? config.accessTokenAudience : [config.accessTokenAudience, ...serving],
+      scopes,
+    }
   }
-  if (!target) return { scopes }
-  const served = commonScopes(scopes, target.scopes)
-  if (served.length === 0) throw invalidScope(`No granted scope is served by ${target.resource}.`)
-  return { audience: target.resource, scopes: served }
+
+  return {
+    async audienceOf(
+      named: ResourceTarget | undefined,
+      authorized: readonly string[],
+      scopes: string[],
+    ): Promise<TokenAudience> {
+      let target = named
+      if (!target && authorized.length > 0) {
+        const [only] = authorized as [string]
+        target = (await finder.findTargets([only])).get(only)
+        if (!target) throw invalidTarget('The resource of this authorization is no longer a registered API.')
+      }
+      if (!target) return forAllServing(scopes)
+      const served = commonScopes(scopes, target.scopes)
+      if (served.length === 0) throw invalidScope(`No granted scope is served by ${target.resource}.`)
+      return { audience: target.resource, scopes: served }
+    },
+  }
 }
+
+export type TokenAudiences = ReturnType<typeof createTokenAudiences>

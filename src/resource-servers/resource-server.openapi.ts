@@ -13,7 +13,7 @@ import {
   newResourceServerSchema,
   resourceServerUpdateSchema,
   secretRotationSchema,
-} from './resource-server.service.js'
+} from './resource-server.schemas.js'
 
 export const resourceServerSchema = z.object({
   id: z.string(),

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely'
+import { type Kysely, type Selectable, sql } from 'kysely'
 import type { Database, ResourceServersTable } from '../db/database.js'
 
 export interface ResourceServer {
@@ -200,6 +200,24 @@ export async function findResourceTargets(
     .where('disabled_at', 'is', null)
     .execute()
   return rows.map((r) => ({ id: r.id, name: r.name, resource: r.resource!, scopes: r.scopes }))
+}
+
+/**
+ * The identifiers of the enabled resource servers that serve at least one of these scopes, sorted:
+ * the APIs a token asked for without `resource` is for (its `aud` list). One statement, uncached, so
+ * that a disabled API is left out of the next token at once.
+ */
+export async function findServingResources(db: Kysely<Database>, scopes: string[]): Promise<string[]> {
+  if (scopes.length === 0) return []
+  const rows = await db
+    .selectFrom('resource_servers')
+    .select('resource')
+    .where('resource', 'is not', null)
+    .where('disabled_at', 'is', null)
+    .where(sql<boolean>`scopes && ${scopes}::text[]`)
+    .orderBy('resource')
+    .execute()
+  return rows.map((r) => r.resource!)
 }
 
 /** The resource identifiers of the enabled resource servers that have one, in registration order. */

@@ -2,13 +2,12 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Services } from '../services.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
+import { type ResourceForgotten, type ResourceServer } from './resource-server.service.js'
 import {
   newResourceServerSchema,
-  type ResourceForgotten,
-  type ResourceServer,
   resourceServerUpdateSchema,
   secretRotationSchema,
-} from './resource-server.service.js'
+} from './resource-server.schemas.js'
 
 const describeServer = (s: ResourceServer) => ({
   id: s.id,

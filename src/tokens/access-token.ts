@@ -41,8 +41,8 @@ export interface AccessTokenSubject {
   scopes: readonly string[]
   grantId: string
   familyId: string
-  /** RFC 8707: the one API the token is for; undefined for the default audience. */
-  audience?: string | undefined
+  /** `aud`: the one API named (RFC 8707), or a list of APIs (RFC 9068 §4); undefined: the default audience. */
+  audience?: string | string[] | undefined
   /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`); undefined: Bearer. */
   dpopJkt?: string | undefined
 }

@@ -1,11 +1,17 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createResourceVerifier } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linkauthClient } from '../../docs/examples/client.js'
 import { accessTokenVerifier } from '../../docs/examples/resource-server.js'
+import { buildLinksApp } from '../../examples/links-api/src/app.js'
+import { createLinksTestDatabase } from '../../examples/links-api/test/links-database.js'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
+import { freePort } from '../helpers/net.js'
+import { LINKS_EXAMPLE_API, registerApi } from '../helpers/resource-apis.js'
+import { captureLogger } from '../helpers/resource.js'
 
 /**
  * The examples of docs/integrating.md are files the document includes verbatim; here they run
@@ -16,10 +22,41 @@ const doc = readFileSync('docs/integrating.md', 'utf8')
 const example = (name: string) => readFileSync(`docs/examples/${name}`, 'utf8')
 
 let t: TestApp
+/** The links API as README's manual setup runs it: registered with --resource and --scope. */
+const LINKS = LINKS_EXAMPLE_API
+let linksApi: { base: string; close(): Promise<void> }
 beforeAll(async () => {
   ;({ t } = await listenTestApp())
+  await registerApi(t, LINKS)
+  linksApi = await startLinksApi(t, LINKS.resource)
 })
-afterAll(async () => t.close())
+afterAll(async () => {
+  await linksApi?.close()
+  await t.close()
+})
+
+/** The links API over real HTTP, verifying tokens for `resource` with @linkauth/resource. */
+async function startLinksApi(server: TestApp, resource: string) {
+  const db = await createLinksTestDatabase(server.database)
+  const verifier = await createResourceVerifier({
+    issuer: server.config.issuer,
+    resource,
+    revocationFeed: false,
+    logger: captureLogger().logger,
+  })
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const app = await buildLinksApp({ config: { publicUrl: base }, db: db.db, verifier })
+  await app.listen({ port, host: '127.0.0.1' })
+  return {
+    base,
+    close: async () => {
+      await app.close()
+      await verifier.close()
+      await db.close()
+    },
+  }
+}
 
 /** The user's part: open the authorization URL, sign in, Allow; returns where the browser is sent. */
 async function userApproves(authorizeUrl: string, email: string): Promise<URL> {
@@ -92,10 +129,16 @@ describe('the examples work against a live server', () => {
     }
   })
 
-  it('flow.sh: the curl sequence runs to the refreshed tokens', async () => {
+  it('flow.sh: the curl sequence reads the user’s links from the links API and runs to the refreshed tokens', async () => {
     const s = await seed(t)
     const child = spawn('bash', ['docs/examples/flow.sh'], {
-      env: { ...process.env, ISSUER: t.config.issuer, CLIENT_ID: s.client.id, REDIRECT_URI },
+      env: {
+        ...process.env,
+        ISSUER: t.config.issuer,
+        CLIENT_ID: s.client.id,
+        REDIRECT_URI,
+        LINKS_API: linksApi.base,
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''
@@ -117,6 +160,9 @@ describe('the examples work against a live server', () => {
     const tokens = JSON.parse(/^Tokens: (.*)$/m.exec(stdout)![1]!)
     expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'links:read links:write' })
     expect(stdout).toContain(`"client_id": "${s.client.id}"`)
+    // No resource was named: the token lists the links API (it serves the scopes), which accepts it.
+    expect(stdout).toContain(`"${LINKS.resource}"`)
+    expect(JSON.parse(/^Links: (.*)$/m.exec(stdout)![1]!)).toEqual({ links: [], next_cursor: null })
     const refreshed = JSON.parse(/^Refreshed: (.*)$/m.exec(stdout)![1]!)
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
     expect(refreshed.token_type).toBe('Bearer')

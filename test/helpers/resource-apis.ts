@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../../src/db/database.js'
-import { newResourceServerSchema } from '../../src/resource-servers/resource-server.service.js'
+import { newResourceServerSchema } from '../../src/resource-servers/resource-server.schemas.js'
 import type { TestApp } from './app.js'
 
 /** Two APIs of the service, as an operator registers them (RFC 8707 identifiers and their scopes). */
@@ -12,6 +12,18 @@ export const LINKS_API = {
 export const SHOP_API = {
   name: 'Shop API',
   resource: 'https://shop.example/api',
+  scopes: ['ecommerce:write', 'products:sync'],
+}
+
+/** The example APIs (examples/links-api, examples/commerce-api) as README's manual setup registers them. */
+export const LINKS_EXAMPLE_API = {
+  name: 'Links API',
+  resource: 'https://links.example.com/api',
+  scopes: ['links:read', 'links:write'],
+}
+export const COMMERCE_EXAMPLE_API = {
+  name: 'Commerce API',
+  resource: 'https://commerce.example.com/api',
   scopes: ['ecommerce:write', 'products:sync'],
 }
 

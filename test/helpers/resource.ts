@@ -50,6 +50,8 @@ export function jwksOnlyVerifier(
   return createResourceVerifier({
     issuer: server.issuer,
     revocationFeed: false,
+    // The default audience is no registered resource, which the verifier warns of at start.
+    logger: captureLogger().logger,
     ...rest,
     resource: resource ?? audience ?? server.t.config.accessTokenAudience,
   })

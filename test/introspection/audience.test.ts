@@ -4,16 +4,20 @@ import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { createStream, drain } from '../helpers/events.js'
 import { createParty, exchangeCode, jwtClaims, type Party } from '../helpers/fixtures.js'
 import { introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
+import type { Scope } from '../../src/lib/scopes.js'
 
 /**
  * RFC 7662 §4 and RFC 8707: introspection tells a resource server only about tokens meant for it.
- * A token whose aud is not exactly the caller's resource is inactive for that caller; a caller
- * registered without a resource sees only tokens of the default audience (ACCESS_TOKEN_AUDIENCE).
+ * A token whose aud neither is nor lists the caller's resource (RFC 9068 §4) is inactive for that
+ * caller; a caller registered without a resource sees only tokens of the default audience
+ * (ACCESS_TOKEN_AUDIENCE). A token asked for without `resource` lists the default audience and every
+ * API serving one of its scopes, so each of those is told about it, and no other.
  * Tokens for a resource are minted by re-signing a real token with the active key and another aud
  * (the token endpoint's `resource` parameter is built elsewhere); the token stays live in the database.
  */
 const LINKS = 'https://links.example/api'
 const SHOP = 'https://shop.example/api'
+const COMMERCE = 'https://commerce.example/api'
 const INACTIVE = { active: false }
 
 let t: TestApp
@@ -21,20 +25,22 @@ let party: Party
 let links: ResourceServerCredentials
 let shop: ResourceServerCredentials
 let legacy: ResourceServerCredentials
+let commerce: ResourceServerCredentials
 let defaultToken: string
 
 beforeAll(async () => {
   t = await buildTestApp()
   party = await createParty(t)
-  const register = async (name: string, resource?: string) => {
+  const register = async (name: string, resource?: string, scopes: Scope[] = ['links:read']) => {
     const s = await t.services.resourceServers.createResourceServer(
-      resource ? { name, resource, scopes: ['links:read'] } : { name },
+      resource ? { name, resource, scopes } : { name },
     )
     return { id: s.id, secret: s.secret }
   }
   links = await register('Links API', LINKS)
   shop = await register('Shop API', SHOP)
   legacy = await register('Legacy API')
+  commerce = await register('Commerce API', COMMERCE, ['ecommerce:write'])
   defaultToken = (await exchangeCode(t, party)).access_token
 })
 afterAll(async () => {
@@ -46,8 +52,9 @@ const withAudience = (aud: string | string[]) =>
   signJwt({ typ: 'at+jwt' }, { ...jwtClaims(defaultToken), aud }, t.services.signingKeys.activeSigningKey())
 
 describe('introspection answers only the resource server a token is for', () => {
-  it('the control: the default-audience token is the server’s default audience', () => {
-    expect(jwtClaims(defaultToken).aud).toBe(t.config.accessTokenAudience)
+  it('the control: a token asked for without resource lists the default audience and the serving APIs', () => {
+    // The party holds links:read and links:write: links and shop serve links:read, commerce neither.
+    expect(jwtClaims(defaultToken).aud).toEqual([t.config.accessTokenAudience, LINKS, SHOP])
   })
 
   it('a token for A is active for A, with aud A', async () => {
@@ -60,9 +67,20 @@ describe('introspection answers only the resource server a token is for', () => 
     expect(await introspect(t, links, withAudience(SHOP))).toEqual(INACTIVE)
   })
 
-  it('a default-audience token: active for a resource server without resource, inactive for one with', async () => {
+  it('a token asked for without resource: active for each API it lists, inactive for one serving none of its scopes', async () => {
     expect((await introspect(t, legacy, defaultToken)).active).toBe(true)
-    expect(await introspect(t, links, defaultToken)).toEqual(INACTIVE)
+    expect(await introspect(t, links, defaultToken)).toMatchObject({
+      active: true,
+      scope: 'links:read links:write',
+    })
+    expect((await introspect(t, shop, defaultToken)).active).toBe(true)
+    expect(await introspect(t, commerce, defaultToken)).toEqual(INACTIVE)
+  })
+
+  it('the default audience alone: active only for a resource server without resource', async () => {
+    const onlyDefault = withAudience(t.config.accessTokenAudience)
+    expect((await introspect(t, legacy, onlyDefault)).active).toBe(true)
+    expect(await introspect(t, links, onlyDefault)).toEqual(INACTIVE)
   })
 
   it('a token for a resource: inactive for a resource server without resource', async () => {
@@ -74,10 +92,12 @@ describe('introspection answers only the resource server a token is for', () => 
     expect(await introspect(t, links, withAudience(LINKS.toUpperCase()))).toEqual(INACTIVE)
   })
 
-  it('a list of audiences is never honoured, except exactly the caller alone', async () => {
-    expect(await introspect(t, links, withAudience([LINKS, SHOP]))).toEqual(INACTIVE)
-    expect(await introspect(t, shop, withAudience([LINKS, SHOP]))).toEqual(INACTIVE)
+  it('a list of audiences is honoured for each API it names, never for one it does not', async () => {
+    expect((await introspect(t, links, withAudience([LINKS, SHOP]))).active).toBe(true)
+    expect((await introspect(t, shop, withAudience([LINKS, SHOP]))).active).toBe(true)
     expect((await introspect(t, links, withAudience([LINKS]))).active).toBe(true)
+    expect(await introspect(t, commerce, withAudience([LINKS, SHOP]))).toEqual(INACTIVE)
+    expect(await introspect(t, legacy, withAudience([LINKS, SHOP]))).toEqual(INACTIVE)
   })
 
   it('a refused audience tells nothing else: the answer is {active: false} only', async () => {

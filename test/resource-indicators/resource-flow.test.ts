@@ -190,14 +190,48 @@ describe('resource at the token endpoint (RFC 8707 §2.2)', () => {
     expect(jwtClaims(again.json().access_token).aud).toBe(SHOP_API.resource)
   })
 
-  it('keeps the default audience and every scope without resource', async () => {
+  it('without resource: every granted scope, for the default audience and every API serving one (RFC 9068 §4)', async () => {
     const { code } = await codeFor([])
     const res = await exchange(code)
     expect(res.statusCode).toBe(200)
+    expect(res.json().scope).toBe('links:read ecommerce:write')
     expect(jwtClaims(res.json().access_token)).toMatchObject({
-      aud: t.config.accessTokenAudience,
+      // Sorted: each registered, enabled API serving links:read or ecommerce:write.
+      aud: [t.config.accessTokenAudience, OTHER_API.resource, LINKS_API.resource, SHOP_API.resource],
       scope: 'links:read ecommerce:write',
     })
+  })
+
+  it('without resource, a refreshed token follows the registry as it is then: APIs disabled or registered since', async () => {
+    const { code } = await codeFor([], { scope: 'ecommerce:write' })
+    const first = await exchange(code)
+    expect(jwtClaims(first.json().access_token).aud).toEqual([
+      t.config.accessTokenAudience,
+      SHOP_API.resource,
+    ])
+
+    await setApiDisabled(t.database.db, SHOP_API.resource, true)
+    const disabled = await refresh(first.json().refresh_token)
+    expect(disabled.statusCode).toBe(200)
+    // No API serves ecommerce:write now: the default audience alone, a string as before.
+    expect(jwtClaims(disabled.json().access_token)).toMatchObject({
+      aud: t.config.accessTokenAudience,
+      scope: 'ecommerce:write',
+    })
+
+    await setApiDisabled(t.database.db, SHOP_API.resource, false)
+    const later = { name: 'Later API', resource: 'https://later.example/api', scopes: ['ecommerce:write'] }
+    const { id } = await registerApi(t, later)
+    try {
+      const registered = await refresh(disabled.json().refresh_token)
+      expect(jwtClaims(registered.json().access_token).aud).toEqual([
+        t.config.accessTokenAudience,
+        later.resource,
+        SHOP_API.resource,
+      ])
+    } finally {
+      await t.services.resourceServers.deleteResourceServer(id)
+    }
   })
 
   it('asks the client to name one when the authorization named several', async () => {

@@ -9,8 +9,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminHeaders } from '../helpers/app.js'
 import { createParty, jwtClaims, type Party } from '../helpers/fixtures.js'
+import { registerApi } from '../helpers/resource-apis.js'
 import {
   accessToken,
+  captureLogger,
   jwksOnlyVerifier,
   nowSeconds,
   requestsServed,
@@ -109,13 +111,20 @@ describe('refusals', () => {
     expect(err.wwwAuthenticate).toMatch(/^Bearer error="invalid_token", error_description="[^"]+"$/)
   })
 
-  it('a token for this API and another (aud a list of two): 401 wrong_audience, it could be replayed there', async () => {
-    const err = await rejection(
-      verifier.verify(resignedToken(server.t, token, { aud: [AUD(), 'https://other.example/api'] })),
-    )
-    expect(err).toMatchObject({ code: 'wrong_audience', status: 401 })
-    // A list of exactly this API is this API.
-    await expect(verifier.verify(resignedToken(server.t, token, { aud: [AUD()] }))).resolves.toBeDefined()
+  it('a token for this API and others (aud a list, RFC 9068 §4): accepted; with soleAudience, 401 wrong_audience', async () => {
+    const both = resignedToken(server.t, token, { aud: [AUD(), 'https://other.example/api'] })
+    await expect(verifier.verify(both)).resolves.toMatchObject({ aud: [AUD(), 'https://other.example/api'] })
+    const sole = await jwksOnlyVerifier(server, { soleAudience: true })
+    try {
+      const err = await rejection(sole.verify(both))
+      expect(err).toMatchObject({ code: 'wrong_audience', status: 401 })
+      expect(err.description).toBe('The access token is not meant for this API alone.')
+      // A list of exactly this API is this API alone, as is the plain string.
+      await expect(sole.verify(resignedToken(server.t, token, { aud: [AUD()] }))).resolves.toBeDefined()
+      await expect(sole.verify(token)).resolves.toBeDefined()
+    } finally {
+      await sole.close()
+    }
   })
 
   it('exp and iat inside the leeway (5 s) pass', async () => {
@@ -309,7 +318,9 @@ describe('creation', () => {
     try {
       expect(old.resource).toBe(AUD())
       await expect(old.verify(token)).resolves.toMatchObject({ aud: AUD() })
-      expect(warnings).toEqual([expect.stringMatching(/audience is deprecated; name it resource/)])
+      expect(warnings.filter((w) => /deprecated/.test(w))).toEqual([
+        expect.stringMatching(/audience is deprecated; name it resource/),
+      ])
     } finally {
       await old.close()
     }
@@ -321,6 +332,26 @@ describe('creation', () => {
         revocationFeed: false,
       }),
     ).rejects.toThrow(/different APIs/)
+  })
+
+  it('warns once at start when its resource is not among the server’s protected_resources', async () => {
+    const api = { name: 'Warned API', resource: 'https://warned.example/api', scopes: ['links:read'] }
+    const start = async () => {
+      const log = captureLogger()
+      const v = await jwksOnlyVerifier(server, { resource: api.resource, logger: log.logger })
+      await v.verify(resignedToken(server.t, token, { aud: api.resource })) // no second warning on use
+      await v.close()
+      return log.lines.filter((l) => l.level === 'warn')
+    }
+    const unregistered = await start()
+    expect(unregistered).toHaveLength(1)
+    expect(unregistered[0]!.msg).toMatch(/not among the authorization server's protected_resources/)
+    expect(unregistered[0]!.o).toMatchObject({ resource: api.resource, issuer: server.issuer })
+    const { id } = await registerApi(server.t, api)
+    expect(await start()).toEqual([])
+    // Disabled: it leaves protected_resources, and the warning is back.
+    await server.t.services.resourceServers.disableResourceServer(id)
+    expect(await start()).toHaveLength(1)
   })
 
   it('needs credentials for introspection', async () => {

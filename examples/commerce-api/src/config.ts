@@ -17,7 +17,7 @@ export class CommerceConfigError extends Error {
 }
 
 const HOW_TO_GET_CREDENTIALS =
-  'register the commerce API with the authorization server (POST /admin/resource-servers with its name, resource and scopes ecommerce:write products:sync) and set COMMERCE_RESOURCE_SERVER_ID and COMMERCE_RESOURCE_SERVER_SECRET to its id and secret'
+  'register the commerce API with the authorization server with its resource identifier and scopes (npm run cli -- resource-servers create --name "Commerce API" --resource http://localhost:3003/api --scope ecommerce:write --scope products:sync) and set COMMERCE_RESOURCE_SERVER_ID and COMMERCE_RESOURCE_SERVER_SECRET to its id and secret'
 
 /** Reads the environment once; a bad value throws CommerceConfigError naming the variable (never a secret's value). */
 export function loadCommerceConfig(env: Record<string, string | undefined>): Readonly<CommerceConfig> {

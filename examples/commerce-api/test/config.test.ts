@@ -33,7 +33,7 @@ describe('the commerce API configuration', () => {
 
   it('says how to get the credentials when they are missing, and never shows a secret', () => {
     expect(() => loadCommerceConfig({})).toThrow(
-      /^COMMERCE_RESOURCE_SERVER_ID is not set: register the commerce API .*ecommerce:write products:sync/,
+      /^COMMERCE_RESOURCE_SERVER_ID is not set: register the commerce API .*--resource .*--scope ecommerce:write --scope products:sync/,
     )
     let message = ''
     try {

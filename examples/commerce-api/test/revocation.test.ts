@@ -15,7 +15,7 @@ import {
 import { HttpBrowser } from '../../../test/helpers/http-browser.js'
 import { freePort } from '../../../test/helpers/net.js'
 import { captureLogger, requestsServed } from '../../../test/helpers/resource.js'
-import { registerApi } from '../../../test/helpers/resource-apis.js'
+import { COMMERCE_EXAMPLE_API, LINKS_EXAMPLE_API, registerApi } from '../../../test/helpers/resource-apis.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from '../../links-api/test/links-database.js'
 import { type CommerceTestDatabase, createCommerceTestDatabase } from './commerce-database.js'
 
@@ -25,16 +25,8 @@ import { type CommerceTestDatabase, createCommerceTestDatabase } from './commerc
  * revokes the application on /account/apps, and both APIs refuse its calls within a second, told
  * by the revocation feed (no introspection in between).
  */
-const LINKS = {
-  name: 'Links API',
-  resource: 'https://links.example.com/api',
-  scopes: ['links:read', 'links:write'],
-}
-const COMMERCE = {
-  name: 'Commerce API',
-  resource: 'https://commerce.example.com/api',
-  scopes: ['ecommerce:write', 'products:sync'],
-}
+const LINKS = LINKS_EXAMPLE_API
+const COMMERCE = COMMERCE_EXAMPLE_API
 
 let t: TestApp
 let issuer: string

@@ -28,7 +28,7 @@ export class LinksConfigError extends Error {
 }
 
 const HOW_TO_GET_CREDENTIALS =
-  'register the links API with the authorization server (npm run cli -- resource-servers create --name "Links API") and set LINKS_RESOURCE_SERVER_ID and LINKS_RESOURCE_SERVER_SECRET to its id and secret'
+  'register the links API with the authorization server with its resource identifier and scopes (npm run cli -- resource-servers create --name "Links API" --resource http://localhost:3002/api --scope links:read --scope links:write) and set LINKS_RESOURCE_SERVER_ID and LINKS_RESOURCE_SERVER_SECRET to its id and secret'
 
 /** Reads the environment once; a bad value throws LinksConfigError naming the variable (never a secret's value). */
 export function loadLinksConfig(env: Record<string, string | undefined>): Readonly<LinksConfig> {

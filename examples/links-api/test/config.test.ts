@@ -52,7 +52,7 @@ describe('the links API configuration', () => {
 
   it('says how to get the credentials when they are missing, and never shows a secret', () => {
     expect(() => loadLinksConfig({})).toThrow(
-      /^LINKS_RESOURCE_SERVER_ID is not set: register the links API .*resource-servers create/,
+      /^LINKS_RESOURCE_SERVER_ID is not set: register the links API .*resource-servers create .*--resource .*--scope links:read/,
     )
     expect(() => loadLinksConfig({ LINKS_RESOURCE_SERVER_ID: 'rs_abc' })).toThrow(
       /^LINKS_RESOURCE_SERVER_SECRET is not set/,

@@ -81,18 +81,21 @@ function fromJoseError(err: unknown): ResourceAuthError {
 }
 
 /**
- * jose accepts an `aud` array that contains ours; a token naming other APIs as well could be replayed
- * at them, so it is not one this API accepts (linkauth issues one audience per token).
+ * jose accepts an `aud` array that contains ours (RFC 9068 §4), as linkauth issues a token asked for
+ * without `resource` to every API serving its scopes. With `soleAudience` a token naming other APIs
+ * as well is refused: it could have been replayed here by one of them.
  */
 function onlyFor(resource: string, claims: AccessTokenClaims): AccessTokenClaims {
   if (isSoleAudience(claims.aud, resource)) return claims
-  throw invalidToken('wrong_audience', 'The access token is not meant for this API.')
+  throw invalidToken('wrong_audience', 'The access token is not meant for this API alone.')
 }
 
 export interface JwksTokenVerifierOptions {
   issuer: string
-  /** The one `aud` accepted. */
+  /** The `aud` accepted: a token's `aud` must be it or a list that contains it. */
   resource: string
+  /** Accept only tokens whose `aud` is this resource and no other (default false). */
+  soleAudience?: boolean
   jwks: JwksCache
   clockToleranceSeconds: number
   now: () => Date
@@ -130,7 +133,8 @@ export function createJwksTokenVerifier(options: JwksTokenVerifierOptions) {
         throw fromJoseError(err)
       },
     )
-    return onlyFor(options.resource, asClaims(payload))
+    const claims = asClaims(payload)
+    return options.soleAudience ? onlyFor(options.resource, claims) : claims
   }
 
   return {

@@ -7,6 +7,13 @@ export interface AuthorizationServerMetadata {
   introspectionEndpoint: URL | undefined
   /** linkauth's extension: where revocation event streams (RFC 8936 polling) are created. */
   revocationEventStreamsEndpoint: URL | undefined
+  /** RFC 9728 §4 `protected_resources`: the APIs the server issues tokens for; undefined when absent. */
+  protectedResources: string[] | undefined
+}
+
+/** The member when it is a list of strings; anything else is treated as absent (it is advisory). */
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined
 }
 
 function endpoint(document: Record<string, unknown>, member: string): URL | undefined {
@@ -42,5 +49,6 @@ export async function discoverMetadata(
     jwksUri,
     introspectionEndpoint: endpoint(document, 'introspection_endpoint'),
     revocationEventStreamsEndpoint: endpoint(document, 'revocation_event_streams_endpoint'),
+    protectedResources: stringList(document.protected_resources),
   }
 }

@@ -21,14 +21,16 @@ import type { Fetch } from './http.js'
 import { createIntrospectionClient, type IntrospectionClient } from './introspection-client.js'
 import { createJwksCache } from './jwks-cache.js'
 import { consoleLogger, type ResourceLogger } from './logger.js'
-import { discoverMetadata } from './metadata.js'
+import { type AuthorizationServerMetadata, discoverMetadata } from './metadata.js'
 import { isResourceIdentifier } from './resource-identifier.js'
 import { createRevocationFeed, type RevocationFeed } from './revocation-feed.js'
 import { createRevocationSet } from './revocation-set.js'
 
 /**
- * Which tokens the API accepts: those whose `aud` is its resource identifier (RFC 8707), exactly.
- * `audience` is the name this option had before resource identifiers; it means the same.
+ * Which tokens the API accepts: those whose `aud` is its resource identifier (RFC 8707), or a list
+ * that contains it exactly (RFC 9068 §4: a token asked for without `resource` is for every API that
+ * serves one of its scopes); with `soleAudience`, only tokens for it alone. `audience` is the name
+ * `resource` had before resource identifiers; it means the same.
  */
 export type ResourceVerifierOptions = VerifierSettings &
   (
@@ -81,6 +83,13 @@ export interface ResourceRequest {
 export interface VerifierSettings {
   /** Metadata at `<issuer>/.well-known/oauth-authorization-server`. */
   issuer: string
+  /**
+   * Accept only tokens whose `aud` is this API alone, those a client asked for with `resource`
+   * (default false: also tokens asked for without it, whose `aud` lists every API that serves one of
+   * their scopes). For an API run by a third party: a token that other APIs accept too could have
+   * been replayed here by one of them, and clients of such an API should name it anyway.
+   */
+  soleAudience?: boolean
   /** Resource-server credentials: for the revocation feed and introspection. */
   credentials?: { id: string; secret: string }
   /** 'local' (default): JWKS and the revocation feed. 'introspection': one call per token (cached). */
@@ -108,7 +117,7 @@ export interface VerifierSettings {
 export type VerifierMode = 'local' | 'introspection' | 'fallback'
 
 export interface ResourceVerifier {
-  /** The resource identifier: the only `aud` accepted. */
+  /** The resource identifier: the `aud` accepted (alone, or in a list unless `soleAudience`). */
   readonly resource: string
   /** The authorization server whose tokens are accepted. */
   readonly issuer: string
@@ -165,6 +174,27 @@ function resourceOf(options: ResourceVerifierOptions, logger: ResourceLogger): s
   return resource
 }
 
+/**
+ * Once, at start: an API whose identifier the authorization server does not list among its
+ * `protected_resources` (RFC 9728 §4) is not registered there (or is disabled, or is spelled
+ * differently), so clients naming it get `invalid_target` and tokens asked for without `resource`
+ * do not carry it. A server that publishes no list is not judged.
+ */
+function warnIfUnregistered(
+  metadata: AuthorizationServerMetadata,
+  resource: string,
+  logger: ResourceLogger,
+): void {
+  if (!metadata.protectedResources || metadata.protectedResources.includes(resource)) return
+  logger.warn(
+    { resource, issuer: metadata.issuer, protectedResources: metadata.protectedResources },
+    "this API's resource identifier is not among the authorization server's protected_resources: " +
+      'clients cannot name it as resource, and tokens asked for without resource list it only if it ' +
+      "is that server's default audience (ACCESS_TOKEN_AUDIENCE). Register it there with this resource " +
+      'and the scopes the API serves: linkauth resource-servers create --name … --resource … --scope …',
+  )
+}
+
 function dpopSettings(option: DpopSettings | false | undefined) {
   if (option === false) return undefined
   return {
@@ -213,11 +243,13 @@ export async function createResourceVerifier(options: ResourceVerifierOptions): 
       { err: err instanceof Error ? err.message : String(err) },
       'call to the authorization server failed',
     )
+  warnIfUnregistered(metadata, resource, logger)
   const jwks = createJwksCache(metadata.jwksUri, { fetch: fetchImpl, refetchFloorMs: floorMs, onError })
   await jwks.load()
   const tokens = createJwksTokenVerifier({
     issuer: options.issuer,
     resource,
+    soleAudience: options.soleAudience ?? false,
     jwks,
     clockToleranceSeconds: leeway,
     now,

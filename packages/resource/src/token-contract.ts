@@ -54,15 +54,24 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID.test(value)
 }
 
-/** RFC 9068 §2.1: typ "at+jwt" (the media type application/at+jwt, prefix optional, any case). */
 /**
- * Whether a token's `aud` names this audience and no other (linkauth issues one audience per token;
- * a token naming other APIs as well could be replayed at them). Exact strings, never normalised.
+ * Whether a token is for this audience (RFC 9068 §4: its `aud` contains the identifier). A token
+ * asked for without `resource` lists every API that serves one of its scopes; one asked for with
+ * `resource` names that API alone. Exact strings, never normalised.
+ */
+export function hasAudience(aud: string | string[], audience: string): boolean {
+  return typeof aud === 'string' ? aud === audience : aud.includes(audience)
+}
+
+/**
+ * Whether a token's `aud` names this audience and no other: a token asked for with `resource` (RFC
+ * 8707). An API that must not accept tokens that other APIs accept too insists on this.
  */
 export function isSoleAudience(aud: string | string[], audience: string): boolean {
   return typeof aud === 'string' ? aud === audience : aud.length === 1 && aud[0] === audience
 }
 
+/** RFC 9068 §2.1: typ "at+jwt" (the media type application/at+jwt, prefix optional, any case). */
 export function isAccessTokenType(typ: unknown): boolean {
   return typeof typ === 'string' && /^(application\/)?at\+jwt$/i.test(typ)
 }

@@ -5,11 +5,18 @@ import type { IssuedRefreshToken } from '../../grants/grant.service.js'
 import { isClientId } from '../../lib/identifiers.js'
 import { formatScopes } from '../../lib/scopes.js'
 import type { Services } from '../../services.js'
-import { type ResourceTarget, tokenAudience } from '../resource-targets.js'
+import type { ResourceTarget } from '../resource-targets.js'
 
 export type TokenServices = Pick<
   Services,
-  'clients' | 'grants' | 'refreshTokens' | 'accessTokens' | 'metrics' | 'resourceServers' | 'dpop'
+  | 'clients'
+  | 'grants'
+  | 'refreshTokens'
+  | 'accessTokens'
+  | 'metrics'
+  | 'resourceServers'
+  | 'tokenAudiences'
+  | 'dpop'
 >
 
 /** What the token request proved beyond its parameters. */
@@ -53,8 +60,9 @@ export function requireClientId(params: TokenParameters): string {
  * Signs the access token for a refresh token just issued and shapes the RFC 6749 §5.1 answer. With
  * resource indicators the token is for one API (RFC 8707 §2.2): `aud` is its identifier and `scope`
  * (the token's and the answer's) what the grant holds of that API's scopes; the refresh token keeps
- * the grant's. If the API can no longer take a token (disabled, or it serves none of these scopes
- * since), the refresh token just issued is revoked with its family: nobody will ever receive it.
+ * the grant's. Without, it is for every API serving its scopes (TokenAudiences). If no token can be
+ * issued (the API is disabled, or serves none of these scopes since; REQUIRE_RESOURCE and none
+ * named), the refresh token just issued is revoked with its family: nobody will ever receive it.
  */
 export async function tokenResponse(
   services: TokenServices,
@@ -62,15 +70,12 @@ export async function tokenResponse(
   named?: ResourceTarget,
   context: TokenRequestContext = {},
 ): Promise<TokenResponse> {
-  const { audience, scopes } =
-    named || issued.resources.length > 0
-      ? await tokenAudience(services.resourceServers, named, issued.resources, issued.scopes).catch(
-          async (err: unknown) => {
-            await services.refreshTokens.revokeRefreshTokenFamily(issued.refreshToken, issued.clientId)
-            throw err
-          },
-        )
-      : { audience: undefined, scopes: issued.scopes }
+  const { audience, scopes } = await services.tokenAudiences
+    .audienceOf(named, issued.resources, issued.scopes)
+    .catch(async (err: unknown) => {
+      await services.refreshTokens.revokeRefreshTokenFamily(issued.refreshToken, issued.clientId)
+      throw err
+    })
   const access = services.accessTokens.issueAccessToken({
     userId: issued.userId,
     clientId: issued.clientId,
