@@ -111,7 +111,7 @@ export function createServices(deps: AppDeps) {
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,
-    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus, refreshTokens),
+    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus),
     revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,

@@ -19,6 +19,7 @@ import { expectInvariants } from '../helpers/invariants.js'
 import {
   createResourceServer,
   introspect,
+  refreshTokenIsLive,
   type ResourceServerCredentials,
   revokeRequest,
 } from '../helpers/tokens.js'
@@ -88,7 +89,7 @@ async function windowAnswers(token: string): Promise<number> {
 async function expectDead(answers: TokenBody[]) {
   for (const a of answers) {
     expect(await introspect(t, rs, a.access_token)).toEqual({ active: false })
-    expect(await introspect(t, rs, a.refresh_token)).toEqual({ active: false })
+    expect(await refreshTokenIsLive(t, a.refresh_token)).toBe(false)
   }
   for (const a of answers) expectInvalidGrant(await refresh(a.refresh_token))
 }
@@ -115,7 +116,7 @@ describe('the refresh retry window', () => {
     expect(await windowAnswers(start.refresh_token)).toBe(1)
     // Each answer's refresh token works for its own next rotation; the spent one stays not live.
     expect((await introspect(t, rs, retry.access_token)).active).toBe(true)
-    expect(await introspect(t, rs, start.refresh_token)).toEqual({ active: false })
+    expect(await refreshTokenIsLive(t, start.refresh_token)).toBe(false)
     await refreshed(retry.refresh_token)
     await refreshed(lost.refresh_token)
     await expectInvariants(t.database.db)
@@ -313,7 +314,7 @@ describe('the refresh retry window', () => {
       client_id: party.client.id,
     })
     const first = await refreshed(start.refresh_token)
-    expect(await introspect(t, rs, start.refresh_token)).toEqual({ active: false })
+    expect(await refreshTokenIsLive(t, start.refresh_token)).toBe(false)
     const retry = await refreshed(start.refresh_token)
     for (const answer of [first, retry])
       expect(await introspect(t, rs, answer.refresh_token)).toMatchObject({
