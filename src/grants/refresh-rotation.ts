@@ -77,7 +77,8 @@ export const LAST_USED_PRECISION_SECONDS = 60
 /**
  * Rotates a refresh token. The success path is one statement, a retry inside the window included;
  * only a refusal reads the token again to say why. A token presented after it was rotated, outside
- * the retry window, revokes its family (and only it, every branch): someone holds a copy of it.
+ * the retry window, or presented by another client than its own, revokes its family (and only it):
+ * someone holds a copy of it.
  */
 export async function rotateRefreshToken(
   db: Kysely<Database>,
@@ -114,7 +115,7 @@ export async function rotateRefreshToken(
 
   // The slow path only: why did it not rotate?
   const state = await findRefreshTokenRecord(db, tokenHash)
-  if (!state) throw invalidGrant('The refresh token is invalid.')
+  if (!state) throw INVALID()
   // Before the other refusals: a bound token without its key revokes nothing (see dpop-binding.ts).
   const binding = state.clientId === input.clientId ? checkDpopBinding(state, input) : undefined
   if (binding) throw DPOP_BINDING_REFUSALS[binding]()
@@ -124,10 +125,14 @@ export async function rotateRefreshToken(
     resource: input.resource ?? null,
     retryWindowStart,
   })
-  if (refusal === 'rotated') {
-    // The family's revocation and its audit row commit together (rare: a theft signal).
+  // A spent token again after the window, or any token of this family in another client's hands:
+  // someone holds a copy of it (a theft signal), so the family goes.
+  const leaked = refusal === 'rotated' || refusal === 'other_client'
+  if (leaked) {
+    // The family's revocation and its audit row commit together (rare).
     await db.transaction().execute(async (trx) => {
-      const family = await revokeRefreshFamily(trx, { familyId: state.familyId }, now, 'refresh_token_reuse')
+      const reason = refusal === 'rotated' ? 'refresh_token_reuse' : 'refresh_token_other_client'
+      const family = await revokeRefreshFamily(trx, { familyId: state.familyId }, now, reason)
       if (family)
         await audit.record(
           trx,
@@ -149,8 +154,11 @@ export function checkDpopBinding(state: RefreshTokenRecord, input: Pick<RefreshR
   )
 }
 
+/** An unknown token; another client's token gets the very same answer, so that it tells nothing. */
+const INVALID = () => invalidGrant('The refresh token is invalid.')
+
 const REFUSALS: Record<RefreshTokenRefusal, () => OAuthError> = {
-  other_client: () => invalidGrant('The refresh token was issued to another client.'),
+  other_client: INVALID,
   rotated: () => invalidGrant('The refresh token has already been used; its token family is now revoked.'),
   retries_exhausted: () =>
     invalidGrant('The refresh token has already been used; use the refresh token of an earlier answer.'),
