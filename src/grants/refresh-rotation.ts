@@ -53,6 +53,17 @@ export interface RefreshRotationHooks {
   refreshRetry?(outcome: 'answered' | 'refused'): void
 }
 
+/**
+ * Seals a refresh token's successor for the retry window and opens it again (the tokens domain does
+ * it with the key-encryption key, see services.ts). `boundTo` is the spent token's hash: a ciphertext
+ * copied onto another row does not open. seal answers null when no key is configured: then nothing is
+ * held and the window answers no retry.
+ */
+export interface SuccessorSeal {
+  seal(successor: string, boundTo: string): string | null
+  open(sealed: string, boundTo: string): string | undefined
+}
+
 /** A refresh token just issued (shown once; only its hash is stored) and what it stands for. */
 export interface IssuedRefreshToken extends RefreshTokenIssue {
   refreshToken: string
@@ -87,12 +98,15 @@ export async function rotateRefreshToken(
   input: RefreshRotation,
   metricHooks: RefreshRotationHooks = {},
   audit: AuditRecorder = NO_AUDIT,
+  successors?: SuccessorSeal,
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
   const refreshToken = newSecret()
-  const retryWindowStart =
-    lifetimes.refreshReuseWindow > 0 ? addSeconds(now, -lifetimes.refreshReuseWindow) : null
+  const windowOn = lifetimes.refreshReuseWindow > 0
+  const retryWindowStart = windowOn ? addSeconds(now, -lifetimes.refreshReuseWindow) : null
+  // Held only if this request rotates the token; a retry keeps the first rotation's successor.
+  const successorSealed = windowOn ? (successors?.seal(refreshToken, tokenHash) ?? null) : null
   const issue = await retryOnConcurrencyConflict(() =>
     rotateRefreshTokenRow(db, {
       tokenHash,
@@ -103,14 +117,23 @@ export async function rotateRefreshToken(
       dpopJkt: input.dpopJkt ?? null,
       now,
       retryWindowStart,
+      successorSealed,
       newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
       touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
     }),
   )
   if (issue) {
-    const { retried, ...issued } = issue
-    if (retried) metricHooks.refreshRetry?.('answered')
-    return { ...issued, refreshToken }
+    const { retried, successorSealed: held, ...issued } = issue
+    if (!retried) return { ...issued, refreshToken }
+    // A retry: the successor the rotation issued, so that every answer continues one lineage.
+    const successor = held === null ? undefined : successors?.open(held, tokenHash)
+    if (successor === undefined) {
+      // Sealed under a key-encryption key no longer configured (a rekey in between): no answer.
+      metricHooks.refreshRetry?.('refused')
+      throw REFUSALS.retries_exhausted()
+    }
+    metricHooks.refreshRetry?.('answered')
+    return { ...issued, refreshToken: successor }
   }
 
   // The slow path only: why did it not rotate?

@@ -11,10 +11,11 @@ import {
   type RefreshRotationHooks,
   type RefreshSettings,
   rotateRefreshToken,
+  type SuccessorSeal,
 } from './refresh-rotation.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
 
-export type { IssuedRefreshToken, RefreshLifetimes, RefreshRotation }
+export type { IssuedRefreshToken, RefreshLifetimes, RefreshRotation, SuccessorSeal }
 
 /** What the refresh-token service reports as it happens (metrics listen here). */
 export interface RefreshTokenMetricHooks extends RefreshRotationHooks {
@@ -28,11 +29,13 @@ export function createRefreshTokenService(
   lifetimes: RefreshSettings,
   metricHooks: RefreshTokenMetricHooks = {},
   audit: AuditRecorder = NO_AUDIT,
+  /** Holds a successor for the retry window; without it the window answers no retry. */
+  successors?: SuccessorSeal,
 ) {
   return {
     /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
     rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
-      rotateRefreshToken(db, clock, lifetimes, input, metricHooks, audit),
+      rotateRefreshToken(db, clock, lifetimes, input, metricHooks, audit, successors),
 
     /**
      * RFC 7009 for a refresh token: revokes its whole family (so the family's access tokens stop
