@@ -101,7 +101,7 @@ export function createServices(deps: AppDeps) {
       contentType: metrics.registry.contentType,
     },
     health: createHealthService(db),
-    users: createUserService(db, clock, config, audit.recorder),
+    users: createUserService(db, clock, config, audit.recorder, grants),
     sessions: createSessionService(db, clock, config.sessionTtl, audit.recorder),
     audit,
     grants,
