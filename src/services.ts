@@ -27,6 +27,7 @@ import { createResourceServerService } from './resource-servers/resource-server.
 import { createAccessTokenService } from './tokens/access-token.js'
 import { createAccessTokenStatusService } from './tokens/access-token-status.service.js'
 import { createAccessTokenVerifier } from './tokens/access-token-verifier.js'
+import { createSecretSeal } from './tokens/key-encryption.js'
 import { createSigningKeyService, type KeyEncryptionKeyStore } from './tokens/signing-key.service.js'
 
 /** What both listeners are built from; passed in, never imported as singletons (DESIGN §2). */
@@ -66,6 +67,7 @@ export function createServices(deps: AppDeps) {
     { codeReplayed: () => metrics.codeReplays.inc(), revoked },
     audit.recorder,
   )
+  const signingKeys = createSigningKeyService({ ...deps, audit: audit.recorder })
   const refreshTokens = createRefreshTokenService(
     db,
     clock,
@@ -76,9 +78,10 @@ export function createServices(deps: AppDeps) {
       revoked,
     },
     audit.recorder,
+    // A successor held for the retry window is sealed under the key-encryption key.
+    createSecretSeal(signingKeys.keyEncryptionRing),
   )
   const accessTokenStatus = createAccessTokenStatusService(db, clock, { revoked })
-  const signingKeys = createSigningKeyService({ ...deps, audit: audit.recorder })
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
   const clients = createClientService(db, clock, grants, audit.recorder)
   const resourceServers = createResourceServerService(db, config, clock, grants, audit.recorder)
@@ -99,7 +102,7 @@ export function createServices(deps: AppDeps) {
       contentType: metrics.registry.contentType,
     },
     health: createHealthService(db),
-    users: createUserService(db, clock, config, audit.recorder),
+    users: createUserService(db, clock, config, audit.recorder, grants),
     sessions: createSessionService(db, clock, config.sessionTtl, audit.recorder),
     audit,
     grants,
@@ -113,7 +116,7 @@ export function createServices(deps: AppDeps) {
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,
-    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus, refreshTokens),
+    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus),
     revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,

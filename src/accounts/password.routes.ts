@@ -89,13 +89,22 @@ export function passwordRoutes(
       const next = formField(body, 'new_password') ?? ''
       const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
       if (problem) return form(400, { error: problem })
-      await services.users.changePassword(session.userId, session.id, next, request)
+      const disconnectApps = formField(body, 'disconnect_apps') === 'yes'
+      const { appsDisconnected } = await services.users.changePassword(
+        session.userId,
+        session.id,
+        next,
+        request,
+        { disconnectApps },
+      )
+      const apps = disconnectApps
+        ? ` ${appsDisconnected === 1 ? 'One application was' : `${appsDisconnected} applications were`} disconnected: each must ask for your permission again.`
+        : ''
       return sendPage(
         reply,
         passwordSetPage({
           heading: 'Password changed',
-          message:
-            'Your password has been changed. Every other browser signed in to your account is signed out.',
+          message: `Your password has been changed. Every other browser signed in to your account is signed out.${apps}`,
           link: html`<a href="/account/apps">Back to your connected applications</a>`,
         }),
       )
@@ -131,7 +140,8 @@ export function passwordRoutes(
         reply,
         passwordSetPage({
           heading: 'Password set',
-          message: 'Your new password is set. You have been signed out everywhere.',
+          message:
+            'Your new password is set. You have been signed out everywhere, and every application connected to your account is disconnected.',
           link: html`<a href="/login">Sign in with your new password</a>`,
         }),
       )

@@ -8,6 +8,7 @@ import { ProblemError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { isBase64url256Bits, isUuid, newSecret } from '../lib/identifiers.js'
 import { sha256 } from '../lib/secrets.js'
+import type { GrantService } from '../grants/grant.service.js'
 import { hashPassword } from './password.js'
 import {
   consumeResetToken,
@@ -57,12 +58,24 @@ function decodeUserCursor(cursor: string): { createdAt: string; id: string } | u
 
 const emailTaken = () => new ProblemError(409, 'email: a user with this email already exists', 'email')
 
+/** What a password reset or change needs of the grants: disconnect every application of the user. */
+export type UserGrants = Pick<GrantService, 'revokeAllForUser'>
+
 export function createUserService(
   db: Kysely<Database>,
   clock: Clock,
   config: Pick<Config, 'issuer'>,
   audit: AuditRecorder = NO_AUDIT,
+  grants?: UserGrants,
 ) {
+  /** Every application of the user disconnected, in `trx`; how many grants went. */
+  const disconnectAll = async (
+    trx: Kysely<Database>,
+    userId: string,
+    reason: 'password_reset' | 'password_changed',
+    from: RequestFacts | undefined,
+  ): Promise<number> => (grants ? grants.revokeAllForUser(trx, userId, reason, from) : 0)
+
   return {
     /** Creates a user with an argon2id password hash; a taken email (any case) → 409. */
     async createUser(input: NewUser, from?: RequestFacts): Promise<User> {
@@ -161,27 +174,33 @@ export function createUserService(
     /**
      * A signed-in user's new password (the current one was checked by the caller): stores its argon2id
      * hash and ends every other sign-in session of theirs and every unused reset link, in one
-     * transaction with its audit row.
+     * transaction with its audit row; with `disconnectApps`, every connected application too (their
+     * grants and refresh tokens, announced on the revocation feed).
      */
     async changePassword(
       userId: string,
       keepSessionId: string,
       password: string,
       from?: RequestFacts,
-    ): Promise<void> {
+      options: { disconnectApps?: boolean } = {},
+    ): Promise<{ appsDisconnected: number }> {
       const passwordHash = await hashPassword(password)
-      await db.transaction().execute(async (trx) => {
+      return db.transaction().execute(async (trx) => {
         const { updated, sessionsEnded } = await setPasswordHash(trx, userId, passwordHash, keepSessionId)
         if (!updated) throw new ProblemError(404, 'No user with this id.')
         await voidResetTokensOf(trx, userId, clock.now())
+        const appsDisconnected = options.disconnectApps
+          ? await disconnectAll(trx, userId, 'password_changed', from)
+          : 0
         await audit.record(trx, {
           type: 'password.changed',
           from,
           actor: { kind: 'user', id: userId },
           target: { kind: 'user', id: userId },
           userId,
-          details: { other_sessions_ended: sessionsEnded },
+          details: { other_sessions_ended: sessionsEnded, apps_disconnected: appsDisconnected },
         })
+        return { appsDisconnected }
       })
     },
 
@@ -218,7 +237,8 @@ export function createUserService(
     },
 
     /**
-     * Uses a reset link: sets the password and ends every sign-in session of the user, in one
+     * Uses a reset link: sets the password, ends every sign-in session of the user and disconnects
+     * every application (an intruder's connected app must not outlive the recovery), in one
      * transaction whose first statement consumes the link, so a link works once however many
      * requests race. False when the link is unknown, used or expired.
      */
@@ -233,13 +253,14 @@ export function createUserService(
         if (!link) return false
         const { sessionsEnded } = await setPasswordHash(trx, link.userId, passwordHash)
         await voidResetTokensOf(trx, link.userId, now)
+        const appsDisconnected = await disconnectAll(trx, link.userId, 'password_reset', from)
         await audit.record(trx, {
           type: 'password.reset',
           from,
           actor: { kind: 'user', id: link.userId },
           target: { kind: 'user', id: link.userId },
           userId: link.userId,
-          details: { sessions_ended: sessionsEnded },
+          details: { sessions_ended: sessionsEnded, apps_disconnected: appsDisconnected },
         })
         return true
       })

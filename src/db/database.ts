@@ -112,6 +112,11 @@ export interface RefreshTokensTable {
   rotated_at: NullableTimestamp
   /** Answers this spent token gave inside REFRESH_REUSE_WINDOW after it rotated (migration 0007). */
   window_answers: ColumnType<number, number | undefined, number>
+  /**
+   * The successor this spent token's rotation issued, encrypted under the key-encryption key and
+   * bound to token_hash; read only inside the retry window, then wiped (migration 0013).
+   */
+  successor_encrypted: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface RevokedAccessTokensTable {

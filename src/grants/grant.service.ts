@@ -233,6 +233,22 @@ export function createGrantService(
     },
 
     /**
+     * Revokes every live grant of a user (every connected application) and their refresh families,
+     * inside the caller's transaction (a password reset, or a change that disconnects everything),
+     * with a grant.revoked row each; the revocation feed hears of each grant through its trigger.
+     */
+    async revokeAllForUser(
+      trx: Kysely<Database>,
+      userId: string,
+      reason: 'password_reset' | 'password_changed',
+      from?: RequestFacts,
+    ): Promise<number> {
+      const revoked = await revokeGrantsWhere(trx, { userId }, clock.now(), reason)
+      await recordRevoked(trx, revoked, { kind: 'user', id: userId }, reason, from)
+      metricHooks.revoked?.('grant', revoked.length)
+      return revoked.length
+    },
+    /**
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
      * of a larger transaction; without it, it runs in one of its own.
      */

@@ -53,6 +53,17 @@ export interface RefreshRotationHooks {
   refreshRetry?(outcome: 'answered' | 'refused'): void
 }
 
+/**
+ * Seals a refresh token's successor for the retry window and opens it again (the tokens domain does
+ * it with the key-encryption key, see services.ts). `boundTo` is the spent token's hash: a ciphertext
+ * copied onto another row does not open. seal answers null when no key is configured: then nothing is
+ * held and the window answers no retry.
+ */
+export interface SuccessorSeal {
+  seal(successor: string, boundTo: string): string | null
+  open(sealed: string, boundTo: string): string | undefined
+}
+
 /** A refresh token just issued (shown once; only its hash is stored) and what it stands for. */
 export interface IssuedRefreshToken extends RefreshTokenIssue {
   refreshToken: string
@@ -77,7 +88,8 @@ export const LAST_USED_PRECISION_SECONDS = 60
 /**
  * Rotates a refresh token. The success path is one statement, a retry inside the window included;
  * only a refusal reads the token again to say why. A token presented after it was rotated, outside
- * the retry window, revokes its family (and only it, every branch): someone holds a copy of it.
+ * the retry window, or presented by another client than its own, revokes its family (and only it):
+ * someone holds a copy of it.
  */
 export async function rotateRefreshToken(
   db: Kysely<Database>,
@@ -86,12 +98,15 @@ export async function rotateRefreshToken(
   input: RefreshRotation,
   metricHooks: RefreshRotationHooks = {},
   audit: AuditRecorder = NO_AUDIT,
+  successors?: SuccessorSeal,
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
   const refreshToken = newSecret()
-  const retryWindowStart =
-    lifetimes.refreshReuseWindow > 0 ? addSeconds(now, -lifetimes.refreshReuseWindow) : null
+  const windowOn = lifetimes.refreshReuseWindow > 0
+  const retryWindowStart = windowOn ? addSeconds(now, -lifetimes.refreshReuseWindow) : null
+  // Held only if this request rotates the token; a retry keeps the first rotation's successor.
+  const successorSealed = windowOn ? (successors?.seal(refreshToken, tokenHash) ?? null) : null
   const issue = await retryOnConcurrencyConflict(() =>
     rotateRefreshTokenRow(db, {
       tokenHash,
@@ -102,19 +117,28 @@ export async function rotateRefreshToken(
       dpopJkt: input.dpopJkt ?? null,
       now,
       retryWindowStart,
+      successorSealed,
       newTokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
       touchGrantBefore: addSeconds(now, -LAST_USED_PRECISION_SECONDS),
     }),
   )
   if (issue) {
-    const { retried, ...issued } = issue
-    if (retried) metricHooks.refreshRetry?.('answered')
-    return { ...issued, refreshToken }
+    const { retried, successorSealed: held, ...issued } = issue
+    if (!retried) return { ...issued, refreshToken }
+    // A retry: the successor the rotation issued, so that every answer continues one lineage.
+    const successor = held === null ? undefined : successors?.open(held, tokenHash)
+    if (successor === undefined) {
+      // Sealed under a key-encryption key no longer configured (a rekey in between): no answer.
+      metricHooks.refreshRetry?.('refused')
+      throw REFUSALS.retries_exhausted()
+    }
+    metricHooks.refreshRetry?.('answered')
+    return { ...issued, refreshToken: successor }
   }
 
   // The slow path only: why did it not rotate?
   const state = await findRefreshTokenRecord(db, tokenHash)
-  if (!state) throw invalidGrant('The refresh token is invalid.')
+  if (!state) throw INVALID()
   // Before the other refusals: a bound token without its key revokes nothing (see dpop-binding.ts).
   const binding = state.clientId === input.clientId ? checkDpopBinding(state, input) : undefined
   if (binding) throw DPOP_BINDING_REFUSALS[binding]()
@@ -124,10 +148,14 @@ export async function rotateRefreshToken(
     resource: input.resource ?? null,
     retryWindowStart,
   })
-  if (refusal === 'rotated') {
-    // The family's revocation and its audit row commit together (rare: a theft signal).
+  // A spent token again after the window, or any token of this family in another client's hands:
+  // someone holds a copy of it (a theft signal), so the family goes.
+  const leaked = refusal === 'rotated' || refusal === 'other_client'
+  if (leaked) {
+    // The family's revocation and its audit row commit together (rare).
     await db.transaction().execute(async (trx) => {
-      const family = await revokeRefreshFamily(trx, { familyId: state.familyId }, now, 'refresh_token_reuse')
+      const reason = refusal === 'rotated' ? 'refresh_token_reuse' : 'refresh_token_other_client'
+      const family = await revokeRefreshFamily(trx, { familyId: state.familyId }, now, reason)
       if (family)
         await audit.record(
           trx,
@@ -149,8 +177,11 @@ export function checkDpopBinding(state: RefreshTokenRecord, input: Pick<RefreshR
   )
 }
 
+/** An unknown token; another client's token gets the very same answer, so that it tells nothing. */
+const INVALID = () => invalidGrant('The refresh token is invalid.')
+
 const REFUSALS: Record<RefreshTokenRefusal, () => OAuthError> = {
-  other_client: () => invalidGrant('The refresh token was issued to another client.'),
+  other_client: INVALID,
   rotated: () => invalidGrant('The refresh token has already been used; its token family is now revoked.'),
   retries_exhausted: () =>
     invalidGrant('The refresh token has already been used; use the refresh token of an earlier answer.'),

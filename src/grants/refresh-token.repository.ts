@@ -27,15 +27,20 @@ export interface RefreshRotation {
   now: Date
   /** A token spent after this instant may be presented again (the retry window); null: no window. */
   retryWindowStart: Date | null
+  /**
+   * The successor, sealed for the retry window (bound to tokenHash): stored on the presented token
+   * when this rotates it, so that a retry is answered with the same successor. Null: no window.
+   */
+  successorSealed: string | null
   newTokenExpiresAt: Date
   touchGrantBefore: Date
 }
 
 /**
  * How many answers one spent refresh token gives inside the retry window (REFRESH_REUSE_WINDOW),
- * besides the rotation that spent it. Each answer mints a new token (only hashes are stored, so the
- * first answer's token cannot be sent again) and so starts a branch of the family; the bound caps how
- * far a replay racing inside the window can fork one family (SECURITY.md).
+ * besides the rotation that spent it. Every answer carries the same successor refresh token (held
+ * sealed on the spent token's row for the window), so the family never branches; each answer mints
+ * an access token, and the bound caps how many a replay racing inside the window gets (SECURITY.md).
  */
 export const REFRESH_RETRY_ANSWERS = 5
 
@@ -48,14 +53,18 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
     scopes: string[]
     resources: string[]
     retried: boolean
+    successor_sealed: string | null
   }>`
     with rotated as (
-      -- A live token rotates (rotated_at is set); a spent one inside the window answers again
-      -- (window_answers counts up). Either way under the token's row lock: concurrent requests
-      -- re-check these lines against the row as the one before them left it.
+      -- A live token rotates (rotated_at is set, its successor sealed beside it for the window); a
+      -- spent one inside the window answers again with that same successor (window_answers counts
+      -- up). Either way under the token's row lock: concurrent requests re-check these lines against
+      -- the row as the one before them left it.
       update refresh_tokens as t
          set rotated_at = coalesce(t.rotated_at, ${rotation.now}),
-             window_answers = t.window_answers + case when t.rotated_at is null then 0 else 1 end
+             window_answers = t.window_answers + case when t.rotated_at is null then 0 else 1 end,
+             successor_encrypted = case when t.rotated_at is null then ${rotation.successorSealed}::text
+                                        else t.successor_encrypted end
         from refresh_families as f
         join grants as g on g.id = f.grant_id
        where t.token_hash = ${rotation.tokenHash}
@@ -64,7 +73,8 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
          and f.client_id = ${rotation.clientId}
          and (t.rotated_at is null
               or t.rotated_at > ${rotation.retryWindowStart}::timestamptz
-                 and t.window_answers < ${REFRESH_RETRY_ANSWERS}::int)
+                 and t.window_answers < ${REFRESH_RETRY_ANSWERS}::int
+                 and t.successor_encrypted is not null)
          and f.revoked_at is null
          and g.revoked_at is null
          and t.expires_at > ${rotation.now}
@@ -77,21 +87,23 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
               or not exists (select 1 from clients as c where c.id = f.client_id and c.require_dpop))
          and (f.dpop_jkt is null or f.dpop_jkt = ${rotation.dpopJkt}::text)
       returning t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at,
-                f.resources, t.window_answers > 0 as retried
+                f.resources, t.window_answers > 0 as retried, t.successor_encrypted
     ), successor as (
+      -- Only a rotation makes a token: a retry answers with the one its rotation made.
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
       select ${rotation.newTokenHash}, family_id, coalesce(${requested}::text[], family_scopes), ${rotation.now},
              least(${rotation.newTokenExpiresAt}::timestamptz, family_expires_at)
-        from rotated
+        from rotated where not retried
       returning family_id, scopes
     ), touched as (
       update grants set last_used_at = ${rotation.now}
        where id = (select grant_id from rotated)
          and (last_used_at is null or last_used_at < ${rotation.touchGrantBefore})
     )
-    select rotated.family_id, rotated.grant_id, rotated.user_id, successor.scopes, rotated.resources,
-           rotated.retried
-      from rotated join successor on successor.family_id = rotated.family_id
+    select rotated.family_id, rotated.grant_id, rotated.user_id,
+           coalesce(successor.scopes, ${requested}::text[], rotated.family_scopes) as scopes, rotated.resources,
+           rotated.retried, case when rotated.retried then rotated.successor_encrypted end as successor_sealed
+      from rotated left join successor on successor.family_id = rotated.family_id
   `
 })
 
@@ -111,6 +123,8 @@ export interface RefreshTokenRecord {
   rotatedAt: Date | null
   /** Answers given inside the retry window since it rotated (at most REFRESH_RETRY_ANSWERS). */
   windowAnswers: number
+  /** Its successor is held (sealed) for retries inside the window; false once wiped, or with no window. */
+  successorHeld: boolean
   familyExpiresAt: Date
   familyRevokedAt: Date | null
   grantRevokedAt: Date | null
@@ -169,9 +183,10 @@ export function refreshTokenRefusal(
   if (use && token.clientId !== use.clientId) return 'other_client' // f.client_id = $clientId
   if (token.rotatedAt !== null) {
     // t.rotated_at is null or t.rotated_at > $retryWindowStart and t.window_answers < REFRESH_RETRY_ANSWERS
+    //   and t.successor_encrypted is not null
     const inWindow = !!use?.retryWindowStart && token.rotatedAt.getTime() > use.retryWindowStart.getTime()
     if (!inWindow) return 'rotated'
-    if (token.windowAnswers >= REFRESH_RETRY_ANSWERS) return 'retries_exhausted'
+    if (token.windowAnswers >= REFRESH_RETRY_ANSWERS || !token.successorHeld) return 'retries_exhausted'
   }
   if (token.familyRevokedAt !== null) return 'revoked' // f.revoked_at is null
   if (token.grantRevokedAt !== null) return 'revoked' // g.revoked_at is null
@@ -189,15 +204,16 @@ export function refreshTokenRefusal(
  * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
  * family under a live grant, and the requested scopes are within the family's; the successor is
  * inserted by the same statement. Concurrent uses of one token serialise on its row: exactly one
- * rotates it. Inside the retry window the same statement answers a spent token again (`retried`),
- * at most REFRESH_RETRY_ANSWERS times, counted on the same row, so the bound holds across instances.
+ * rotates it, and seals its successor beside it. Inside the retry window the same statement answers
+ * a spent token again (`retried`) with that sealed successor and inserts nothing, at most
+ * REFRESH_RETRY_ANSWERS times, counted on the same row, so the bound holds across instances.
  * The grant's last_used_at is refreshed at most once per `touchGrantBefore` window, so busy grants
  * do not turn every refresh into a contended write.
  */
 export async function rotateRefreshToken(
   db: Kysely<Database>,
   rotation: RefreshRotation,
-): Promise<(RefreshTokenIssue & { retried: boolean }) | undefined> {
+): Promise<(RefreshTokenIssue & { retried: boolean; successorSealed: string | null }) | undefined> {
   const [row] = await rotationStatement.execute(db, rotation)
   return (
     row && {
@@ -208,6 +224,7 @@ export async function rotateRefreshToken(
       scopes: row.scopes,
       resources: row.resources,
       retried: row.retried,
+      successorSealed: row.successor_sealed,
     }
   )
 }
@@ -285,6 +302,7 @@ const refreshTokenRecords = prepareStatement((db, { tokenHashes }: { tokenHashes
       't.expires_at',
       't.rotated_at',
       't.window_answers',
+      sql<boolean>`t.successor_encrypted is not null`.as('successor_held'),
       'f.expires_at as family_expires_at',
       'f.revoked_at as family_revoked_at',
       'g.revoked_at as grant_revoked_at',
@@ -317,6 +335,7 @@ export async function findRefreshTokenRecords(
         expiresAt: row.expires_at,
         rotatedAt: row.rotated_at,
         windowAnswers: row.window_answers,
+        successorHeld: row.successor_held,
         familyExpiresAt: row.family_expires_at,
         familyRevokedAt: row.family_revoked_at,
         grantRevokedAt: row.grant_revoked_at,

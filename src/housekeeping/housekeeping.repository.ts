@@ -31,6 +31,8 @@ export interface Cutoffs {
   streamsIdleSince: Date
   /** Audit events that happened before this (AUDIT_RETENTION ago). */
   auditBefore: Date
+  /** Sealed successors of refresh tokens spent before this (their retry window is over): wiped. */
+  successorsRotatedBefore: Date
 }
 
 export type Counts = Partial<Record<HousekeepingTable, number>>
@@ -121,6 +123,20 @@ async function deleteFamilies(trx: Kysely<Database>, c: Cutoffs, limit: number):
 }
 
 /**
+ * Wipes up to `limit` sealed successors whose retry window is over (through the partial index of
+ * migration 0013); the rows stay, as the theft signal needs them. Nothing is deleted, so it counts
+ * nothing; a full batch asks for another.
+ */
+async function wipeHeldSuccessors(trx: Kysely<Database>, c: Cutoffs, limit: number): Promise<BatchResult> {
+  const over = sql<boolean>`successor_encrypted is not null and rotated_at <= ${c.successorsRotatedBefore}`
+  const result = await sql`
+    update refresh_tokens set successor_encrypted = null where token_hash = any(array(
+      select token_hash from refresh_tokens where ${over} order by rotated_at limit ${limit}))
+      and ${over}`.execute(trx)
+  return { deleted: {}, more: Number(result.numAffectedRows ?? 0) === limit }
+}
+
+/**
  * The steps of a run, in order. Families go before codes: a code that started a family is kept as
  * long as the family (a replay of the code revokes it); the family's deletion clears the code's
  * family_id, and the code goes in the same run.
@@ -134,6 +150,7 @@ export const HOUSEKEEPING_STEPS = [
     name: 'sign_in_sessions',
     batch: single('sign_in_sessions', 'id', 'expires_at', (c) => sql`expires_at <= ${c.expiredBefore}`),
   },
+  { name: 'refresh_successors', batch: wipeHeldSuccessors },
   { name: 'refresh_families', batch: deleteFamilies },
   {
     name: 'authorization_codes',

@@ -42,6 +42,7 @@ export interface HousekeepingDeps {
     | 'housekeepingReplayHorizon'
     | 'accessTokenTtl'
     | 'auditRetention'
+    | 'refreshReuseWindow'
   >
   /** The event feed's rule: a stream not polled since this time is gone. */
   eventStreamIdleSince(now: Date): Date
@@ -54,7 +55,9 @@ export interface HousekeepingDeps {
  * - an audit event stays AUDIT_RETENTION (400 days by default), then goes like any other row;
  * - a refresh family stays REPLAY_HORIZON after its revocation or expiry, so that a rotated token
  *   presented again is still recognised as a theft signal; after an expiry at least an access token's
- *   lifetime plus that minute, so that introspection of its last access tokens answers as before.
+ *   lifetime plus that minute, so that introspection of its last access tokens answers as before;
+ * - a refresh token's sealed successor is wiped as soon as its retry window (REFRESH_REUSE_WINDOW) is
+ *   over: the rotation never reads it later, and a secret is held no longer than it serves.
  */
 export function housekeepingCutoffs(
   now: Date,
@@ -72,6 +75,7 @@ export function housekeepingCutoffs(
     eventsUntil: now,
     streamsIdleSince,
     auditBefore: addSeconds(now, -config.auditRetention),
+    successorsRotatedBefore: addSeconds(now, -config.refreshReuseWindow),
   }
 }
 

@@ -26,12 +26,12 @@ export const activeTokenSchema = z.object({
   iss: z.string(),
   aud: z.string().optional().meta({
     description:
-      "Present for access tokens only: always the caller's registered resource (or the default audience for a resource server registered without one).",
+      "Always the caller's registered resource (or the default audience for a resource server registered without one).",
   }),
-  jti: z.string().optional().meta({ description: 'Present for access tokens only.' }),
-  token_type: z.enum(['Bearer', 'DPoP', 'refresh_token']).meta({
+  jti: z.string().optional(),
+  token_type: z.enum(['Bearer', 'DPoP']).meta({
     description:
-      '"Bearer" for an access token (RFC 6749 §7.1), "DPoP" for an access token bound to a DPoP key (RFC 9449 §6.2), "refresh_token" for a refresh token.',
+      '"Bearer" for an access token (RFC 6749 §7.1), "DPoP" for an access token bound to a DPoP key (RFC 9449 §6.2). Only access tokens are ever active here.',
   }),
   cnf: z
     .object({
@@ -57,7 +57,7 @@ export const introspectOperations: Operations = {
       requestBody: formAndJson(introspectionRequestSchema),
       responses: {
         '200': ok(
-          '`{"active": false}` for any token that is not live, and for an access token meant for another API (RFC 7662 §4, RFC 8707).',
+          '`{"active": false}` for any token that is not live, for an access token meant for another API (RFC 7662 §4, RFC 8707), and for every refresh token, live or not: refresh tokens are for the authorization server alone.',
           introspectionResponseSchema,
         ),
         '400': oauthError('invalid_request: no token.'),

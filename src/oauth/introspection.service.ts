@@ -1,7 +1,5 @@
 import { hasAudience } from '@linkauth/resource/token-contract'
 import type { Config } from '../config.js'
-import type { RefreshTokenService } from '../grants/refresh-token.service.js'
-import { epochSeconds } from '../lib/clock.js'
 import type { AccessTokenStatusService } from '../tokens/access-token-status.service.js'
 import type { AccessTokenVerifier } from '../tokens/access-token-verifier.js'
 
@@ -18,7 +16,7 @@ export type IntrospectionResponse =
       iss: string
       aud?: string | string[]
       jti?: string
-      token_type: 'Bearer' | 'DPoP' | 'refresh_token'
+      token_type: 'Bearer' | 'DPoP'
       /** RFC 9449 §6.2: the key a DPoP-bound access token is bound to. */
       cnf?: { jkt: string }
     }
@@ -34,15 +32,13 @@ export interface IntrospectionCaller {
 }
 
 /**
- * token_type: RFC 7662 takes it from RFC 6749 §7.1, where access tokens are "Bearer". Refresh
- * tokens have no §7.1 type, so they answer "refresh_token" (their RFC 7009 token_type_hint name):
- * never "Bearer", so that a resource server that checks token_type cannot mistake one for the other.
+ * token_type: RFC 7662 takes it from RFC 6749 §7.1, where access tokens are "Bearer" (or "DPoP",
+ * RFC 9449 §6.2). Only access tokens are ever described: see introspect below.
  */
 export function createIntrospectionService(
   config: Pick<Config, 'issuer' | 'accessTokenAudience'>,
   verifier: AccessTokenVerifier,
   accessTokens: Pick<AccessTokenStatusService, 'isAccessTokenLive'>,
-  refreshTokens: Pick<RefreshTokenService, 'findLiveRefreshToken'>,
 ) {
   async function introspectAccessToken(
     token: string,
@@ -79,28 +75,15 @@ export function createIntrospectionService(
     }
   }
 
-  async function introspectRefreshToken(token: string): Promise<IntrospectionResponse> {
-    const live = await refreshTokens.findLiveRefreshToken(token)
-    if (!live) return INACTIVE
-    return {
-      active: true,
-      scope: live.scopes.join(' '),
-      client_id: live.clientId,
-      sub: live.userId,
-      exp: epochSeconds(live.expiresAt),
-      iat: epochSeconds(live.issuedAt),
-      iss: config.issuer,
-      token_type: 'refresh_token',
-    }
-  }
-
   return {
     /**
-     * Refresh tokens are the client's, never presented to an API, and carry no audience: they are
-     * described to any authenticated resource server as before.
+     * Refresh tokens are for the authorization server alone (RFC 6749 §1.5): a resource API never
+     * receives one, so any refresh token it asks about answers `{active: false}`, whatever its
+     * audience and whether it is live. Telling a resource server whose refresh token it holds (sub,
+     * scope, client_id) would help only someone who should not hold it.
      */
-    introspect(token: string, caller: IntrospectionCaller): Promise<IntrospectionResponse> {
-      return looksLikeJwt(token) ? introspectAccessToken(token, caller) : introspectRefreshToken(token)
+    async introspect(token: string, caller: IntrospectionCaller): Promise<IntrospectionResponse> {
+      return looksLikeJwt(token) ? introspectAccessToken(token, caller) : INACTIVE
     },
   }
 }

@@ -112,3 +112,42 @@ export function decryptWithRing(
   }
   throw new KeyEncryptionKeyMissingError(stored.kid, stored.kekId, ring)
 }
+
+/**
+ * A short-lived secret held in the database (a refresh token's successor inside the retry window):
+ * AES-256-GCM under the ring's current key, bound to `boundTo` (associated data), stored as
+ * `<kek id>:` + the private-key encoding above, so that a rekey in between still opens it.
+ */
+export function sealWithRing(ring: KeyRing, plaintext: string, boundTo: string): string {
+  return `${ring.current.id}:${encryptPrivateKey(plaintext, ring.current.key, boundTo)}`
+}
+
+/** The secret sealWithRing held; undefined when no configured key opens it (or it was altered). */
+export function openWithRing(ring: KeyRing, sealed: string, boundTo: string): string | undefined {
+  const at = sealed.indexOf(':')
+  const kekId = sealed.slice(0, at)
+  const key = [ring.current, ring.previous].find((k) => k?.id === kekId)
+  if (at < 0 || !key) return undefined
+  try {
+    return decryptPrivateKey(sealed.slice(at + 1), key.key, boundTo)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * sealWithRing and openWithRing over the ring in use now (a rekey may replace it); seal answers null
+ * and open undefined when no key-encryption key is configured.
+ */
+export function createSecretSeal(ring: () => KeyRing | undefined) {
+  return {
+    seal(plaintext: string, boundTo: string): string | null {
+      const r = ring()
+      return r ? sealWithRing(r, plaintext, boundTo) : null
+    },
+    open(sealed: string, boundTo: string): string | undefined {
+      const r = ring()
+      return r && openWithRing(r, sealed, boundTo)
+    },
+  }
+}

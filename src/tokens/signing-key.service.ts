@@ -655,6 +655,8 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
       }
       return result
     },
+    /** The key-encryption keys in use now (a rekey may replace them); undefined when none is set. */
+    keyEncryptionRing: (): KeyRing | undefined => (ringText ? keyRing() : undefined),
     /** Every private key under the current key-encryption key (rekeyAll above). */
     rekey(from?: RequestFacts): Promise<RekeyResult> {
       // One at a time in this process: two runs at once in embedded mode would each make a new key.

@@ -47,14 +47,18 @@ const INVARIANTS: Record<string, string> = {
       from authorization_codes c join grants g on g.id = c.grant_id
      where c.user_id <> g.user_id or c.client_id <> g.client_id or not (c.scopes <@ g.scopes)`,
 
-  // A rotation swaps a branch's head for its successor; an answer inside the retry window
-  // (REFRESH_REUSE_WINDOW) starts a branch. So heads = 1 + every answer the family's tokens gave.
-  'every family has one unrotated refresh token per branch: 1 + its retry-window answers': `
-    select f.id as family_id, count(t.token_hash) filter (where t.rotated_at is null) as heads,
-           coalesce(sum(t.window_answers), 0) as window_answers
+  // A rotation swaps the family's head for its successor; an answer inside the retry window
+  // (REFRESH_REUSE_WINDOW) hands out that same successor (issue 31), so a family never branches.
+  'every family has exactly one unrotated refresh token (one lineage, no branches)': `
+    select f.id as family_id, count(t.token_hash) filter (where t.rotated_at is null) as heads
       from refresh_families f left join refresh_tokens t on t.family_id = f.id
      group by f.id
-    having count(t.token_hash) filter (where t.rotated_at is null) <> 1 + coalesce(sum(t.window_answers), 0)`,
+    having count(t.token_hash) filter (where t.rotated_at is null) <> 1`,
+
+  'a successor is held (sealed) only by a spent token, never in clear': `
+    select token_hash from refresh_tokens
+     where successor_encrypted is not null
+       and (rotated_at is null or successor_encrypted !~ '^[A-Za-z0-9_-]{16}:v1\\.[A-Za-z0-9_-]+$')`,
 
   'a refresh token answers inside the retry window only once spent, and at most REFRESH_RETRY_ANSWERS times': `
     select token_hash, rotated_at, window_answers from refresh_tokens

@@ -1,3 +1,5 @@
+import { findRefreshTokenRecord, refreshTokenRefusal } from '../../src/grants/refresh-token.repository.js'
+import { sha256 } from '../../src/lib/secrets.js'
 import type { TestApp } from './app.js'
 
 /** RFC 6749 §2.3.1: each part form-urlencoded, then base64 of "id:secret". */
@@ -62,4 +64,14 @@ export function revokeRequest(
     },
     payload: encoding === 'form' ? new URLSearchParams(params).toString() : JSON.stringify(params),
   })
+}
+
+/**
+ * Whether a refresh token is live now, by the rule the rotation statement encodes
+ * (refreshTokenRefusal with no use). Introspection never says (it answers `{active: false}` for
+ * every refresh token), so tests that follow a token's life ask the database through this.
+ */
+export async function refreshTokenIsLive(t: TestApp, token: string): Promise<boolean> {
+  const record = await findRefreshTokenRecord(t.database.db, sha256(token))
+  return !!record && refreshTokenRefusal(record, t.clock.now()) === undefined
 }

@@ -159,9 +159,12 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
   }
   /**
    * The retry window (REFRESH_REUSE_WINDOW): the token rotated `spentAgo` seconds before now and has
-   * given `windowAnswers` since; `window` is the setting (none, as with 0, when absent).
+   * given `windowAnswers` since; `window` is the setting (none, as with 0, when absent); `wiped`: its
+   * held successor is gone (housekeeping, or a rotation with no window).
    */
-  type RetryCase = TokenCase & { spentAgo?: number; windowAnswers?: number; window?: number }
+  /** A stand-in for a sealed successor: the statement stores and returns it, never opens it. */
+  const HELD = 'sealed-successor-of-the-first-rotation'
+  type RetryCase = TokenCase & { spentAgo?: number; windowAnswers?: number; window?: number; wiped?: boolean }
   const cases: [string, TokenCase][] = [
     ['a live token', {}],
     [
@@ -208,6 +211,7 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
     ['retry: window 0', retry({ spentAgo: 0, window: 0 })],
     ['retry: one answer left', retry({ windowAnswers: REFRESH_RETRY_ANSWERS - 1 })],
     ['retry: every answer given', retry({ windowAnswers: REFRESH_RETRY_ANSWERS })],
+    ['retry: its successor no longer held', retry({ wiped: true })],
     ['retry: another client', retry({ use: { byOtherClient: true } })],
     ['retry: a revoked family', retry({ family: { revoked: true } })],
     ['retry: a revoked grant', retry({ revokeGrant: true })],
@@ -251,6 +255,7 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
         expires_at: c.token?.expiresAt ?? later(600),
         rotated_at: c.token?.rotated ? later(-(c.spentAgo ?? 0)) : null,
         window_answers: c.windowAnswers ?? 0,
+        successor_encrypted: c.token?.rotated && !c.wiped ? HELD : null,
       })
       .execute()
     if (c.revokeGrant) await revokeGrantsWhere(p.db, { grantId: p.grant.id }, now, 'test')
@@ -283,6 +288,7 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
       dpopJkt: use.dpopJkt,
       now,
       retryWindowStart: use.retryWindowStart,
+      successorSealed: 'sealed-successor-of-this-rotation',
       newTokenExpiresAt: later(600),
       touchGrantBefore: now,
     })
@@ -292,6 +298,8 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
     const after = await findRefreshTokenRecord(p.db, tokenHash)
     expect(rotated?.retried ?? false).toBe(rotated !== undefined && c.token?.rotated === true)
     expect(after!.windowAnswers).toBe((c.windowAnswers ?? 0) + (rotated?.retried ? 1 : 0))
+    // A retry answers the successor held since the rotation; a rotation holds its own, answering none.
+    expect(rotated?.successorSealed ?? null).toBe(rotated?.retried ? HELD : null)
     if (c.token?.rotated) expect(after!.rotatedAt).toEqual(record!.rotatedAt)
     // Introspection asks the same function without a use: the client and scope lines drop out.
     const live = refreshTokenRefusal(record!, now) === undefined

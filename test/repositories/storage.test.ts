@@ -157,6 +157,7 @@ async function runStep(
     eventsUntil: BEFORE_ALL,
     streamsIdleSince: BEFORE_ALL,
     auditBefore: BEFORE_ALL,
+    successorsRotatedBefore: BEFORE_ALL,
     ...cutoffs,
   }
   const { batch } = HOUSEKEEPING_STEPS.find((s) => s.name === step)!
@@ -174,7 +175,10 @@ async function runStep(
 }
 
 /** Deletes what one step finds over with `cutoffs`; how many rows of its own table went. */
-async function deleteOver(step: Exclude<HousekeepingStep, 'refresh_families'>, cutoffs: Partial<Cutoffs>) {
+async function deleteOver(
+  step: Exclude<HousekeepingStep, 'refresh_families' | 'refresh_successors'>,
+  cutoffs: Partial<Cutoffs>,
+) {
   return (await runStep(step, cutoffs)).deleted[step] ?? 0
 }
 

@@ -6,6 +6,7 @@ import { expectInvariants } from '../helpers/invariants.js'
 import {
   createResourceServer,
   introspect,
+  refreshTokenIsLive,
   type ResourceServerCredentials,
   revokeRequest,
 } from '../helpers/tokens.js'
@@ -38,7 +39,7 @@ it('revoking a grant while its families refresh leaves no usable token', { timeo
     ]
     for (const tokens of issued) {
       expect(await introspect(t, rs, tokens.access_token)).toEqual({ active: false })
-      expect(await introspect(t, rs, tokens.refresh_token)).toEqual({ active: false })
+      expect(await refreshTokenIsLive(t, tokens.refresh_token)).toBe(false)
       const res = await refresh(tokens.refresh_token)
       expect(res.statusCode).toBe(400)
       expect(res.json().error).toBe('invalid_grant')
@@ -69,7 +70,7 @@ it('revoking a grant while its codes are exchanged leaves no live family', { tim
       if (res.statusCode !== 200) continue
       const tokens = res.json() as TokenBody
       expect(await introspect(t, rs, tokens.access_token)).toEqual({ active: false })
-      expect(await introspect(t, rs, tokens.refresh_token)).toEqual({ active: false })
+      expect(await refreshTokenIsLive(t, tokens.refresh_token)).toBe(false)
     }
     await expectInvariants(t.database.db)
   }
@@ -97,7 +98,7 @@ it('revoking a refresh token while it rotates leaves its family dead', { timeout
     const tokens: TokenBody[] = [first, ...(rotated.statusCode === 200 ? [rotated.json() as TokenBody] : [])]
     for (const issued of tokens) {
       expect(await introspect(t, rs, issued.access_token)).toEqual({ active: false })
-      expect(await introspect(t, rs, issued.refresh_token)).toEqual({ active: false })
+      expect(await refreshTokenIsLive(t, issued.refresh_token)).toBe(false)
     }
     await expectInvariants(t.database.db)
   }

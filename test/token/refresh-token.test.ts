@@ -119,16 +119,34 @@ describe('refresh_token grant', () => {
     expect((await refresh(b.refresh_token)).statusCode).toBe(200)
   })
 
-  it('refuses a token presented by another client, without revoking anything', async () => {
+  it('a live or spent token presented by another client: the answer of a random token, and its family is revoked', async () => {
     const other = await createParty(t)
-    const first = await exchangeCode(t, party)
-    const res = await tokenRequest(t, {
-      grant_type: 'refresh_token',
-      refresh_token: first.refresh_token,
-      client_id: other.client.id,
-    })
-    expectError(res, 400, 'invalid_grant')
-    expect((await refresh(first.refresh_token)).statusCode).toBe(200)
+    const asOther = (token: string) =>
+      tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: other.client.id })
+    const random = await asOther(randomToken())
+    expectError(random, 400, 'invalid_grant')
+    // A spent token and a live one, each of its own family: neither answer tells them from a random token.
+    const spent = await exchangeCode(t, party)
+    const spentNext = (await refresh(spent.refresh_token)).json()
+    const live = await exchangeCode(t, party)
+    for (const [leaked, tokens] of [
+      [spent.refresh_token, spent],
+      [live.refresh_token, live],
+    ] as const) {
+      const res = await asOther(leaked)
+      expectError(res, 400, 'invalid_grant')
+      expect(res.json()).toEqual(random.json())
+      expect(await family(jwtClaims(tokens.access_token).family_id as string)).toMatchObject({
+        revoked_at: clock.now(),
+        revoked_reason: 'refresh_token_other_client',
+      })
+    }
+    // The token has leaked: its own client's copies die with the family.
+    expectError(await refresh(spentNext.refresh_token), 400, 'invalid_grant')
+    expectError(await refresh(live.refresh_token), 400, 'invalid_grant')
+    // The other client's own families are untouched.
+    const own = await exchangeCode(t, other)
+    expect((await asOther(own.refresh_token)).statusCode).toBe(200)
   })
 
   it('answers invalid_client for an unknown or disabled client', async () => {

@@ -77,6 +77,8 @@ export type DpopFailure =
   | 'proof_too_old'
   | 'proof_from_future'
   | 'replayed_proof'
+  /** The replay store holds as many unexpired jtis as it may: no new proof until some expire. */
+  | 'replay_store_full'
   | 'wrong_ath'
   | 'nonce_required'
 
@@ -177,6 +179,8 @@ function normalizePercentEncoding(path: string): string {
  * normalised; no userinfo, query or fragment. Undefined for anything that is not an http(s) URL.
  */
 export function normalizeHtu(value: string | URL): string | undefined {
+  // Userinfo (`http://user@host/…`, even an empty one) names no request URL: refused, never dropped.
+  if (typeof value === 'string' && USERINFO.test(value)) return undefined
   let url: URL
   try {
     url = typeof value === 'string' ? new URL(value) : value
@@ -184,8 +188,12 @@ export function normalizeHtu(value: string | URL): string | undefined {
     return undefined
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined
+  if (url.username !== '' || url.password !== '') return undefined
   return `${url.protocol}//${url.host}${normalizePercentEncoding(url.pathname)}`
 }
+
+/** An authority with an `@`: userinfo before the host (WHATWG URL also ends the authority at `\`). */
+const USERINFO = /^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*@/i
 
 /** RFC 9449 §4.2: `ath`, the base64url SHA-256 of the access token's ASCII. */
 export function accessTokenHash(accessToken: string): string {
@@ -416,13 +424,34 @@ export async function verifyDpopProof(proof: unknown, check: DpopProofCheck): Pr
   // One key's jtis never collide with another's; the hash keeps the store's keys short and fixed.
   const replayKey = createHash('sha256').update(`${jkt}:${jti}`).digest('base64url')
   const expiresAt = Math.ceil(iat + maxAge + skew) + 1
-  if (!(await check.replayStore.remember(replayKey, expiresAt)))
-    throw fail('replayed_proof', 'The DPoP proof was already used.')
+  let fresh: boolean
+  try {
+    fresh = await check.replayStore.remember(replayKey, expiresAt)
+  } catch (err) {
+    if (err instanceof DpopReplayStoreFullError)
+      throw fail('replay_store_full', 'Too many DPoP proofs are in use right now; send a new one shortly.')
+    throw err
+  }
+  if (!fresh) throw fail('replayed_proof', 'The DPoP proof was already used.')
   return { jkt, iat, jti, nonce: nonce as string | undefined }
 }
 
+/**
+ * Thrown by a replay store that cannot remember one more jti without forgetting one that is still
+ * unexpired (which would let that proof be replayed): the proof is refused, `replay_store_full`.
+ */
+export class DpopReplayStoreFullError extends Error {
+  override name = 'DpopReplayStoreFullError'
+  constructor() {
+    super('the DPoP replay store is full of unexpired jtis')
+  }
+}
+
 export interface MemoryReplayStoreOptions {
-  /** At most this many jtis are held (default 100 000); past it the entries closest to expiry go first. */
+  /**
+   * At most this many jtis are held (default 100 000). Expired ones make room; an unexpired one is
+   * never forgotten: when all are unexpired a new proof is refused (DpopReplayStoreFullError).
+   */
   maxEntries?: number
   /** Epoch seconds now (tests move it); default the system clock. */
   now?: () => number
@@ -436,7 +465,19 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
   const maxEntries = options.maxEntries ?? 100_000
   const clock = options.now ?? (() => Date.now() / 1000)
   const seen = new Map<string, number>()
-  const sweep = (now: number) => {
+  let sweptAt = -Infinity
+  /**
+   * Makes room: the oldest insertions first while they are expired (one window for all, so they are
+   * nearly in expiry order), then, at most once a second, the whole map; a flood of new proofs
+   * therefore costs no full pass per request.
+   */
+  const makeRoom = (now: number) => {
+    for (const [key, expiresAt] of seen) {
+      if (expiresAt > now) break
+      seen.delete(key)
+    }
+    if (seen.size < maxEntries || now - sweptAt < 1) return
+    sweptAt = now
     for (const [key, expiresAt] of seen) if (expiresAt <= now) seen.delete(key)
   }
   return {
@@ -444,9 +485,9 @@ export function createMemoryReplayStore(options: MemoryReplayStoreOptions = {}):
       const now = clock()
       const known = seen.get(key)
       if (known !== undefined && known > now) return Promise.resolve(false)
-      if (seen.size >= maxEntries) sweep(now)
-      // Still full: drop the oldest insertions, which (one window for all) are the next to expire.
-      while (seen.size >= maxEntries) seen.delete(seen.keys().next().value as string)
+      if (seen.size >= maxEntries && known === undefined) makeRoom(now)
+      if (seen.size >= maxEntries && known === undefined)
+        return Promise.reject(new DpopReplayStoreFullError())
       seen.delete(key)
       seen.set(key, expiresAt)
       return Promise.resolve(true)

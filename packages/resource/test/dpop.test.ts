@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import {
   accessTokenHash,
   createMemoryReplayStore,
+  DpopReplayStoreFullError,
   DPOP_ASYMMETRIC_ALGORITHMS,
   type DpopProofCheck,
   DpopProofError,
@@ -104,6 +105,19 @@ describe('verifyDpopProof accepts', () => {
       // A second proof of the same key (its parsed key is reused) verifies the same way.
       expect((await verifyDpopProof(await proof({ key }), check({ algorithms: [alg] }))).jkt).toBe(result.jkt)
     }
+  })
+
+  it('htu with userinfo is refused (wrong_url), even an empty one, and normalizeHtu names no URL for it', async () => {
+    for (const htu of [
+      'https://user@auth.example.com/api/oauth/token',
+      'https://user:pass@auth.example.com/api/oauth/token',
+      'https://@auth.example.com/api/oauth/token',
+      'https:\\\\user@auth.example.com/api/oauth/token',
+    ]) {
+      expect(normalizeHtu(htu), htu).toBeUndefined()
+      expect((await refusal(await proof({ claims: { htu } }))).code, htu).toBe('wrong_url')
+    }
+    expect(normalizeHtu(new URL('https://user@auth.example.com/x'))).toBeUndefined()
   })
 
   it('htu with another query, fragment, case of scheme and host, and an explicit default port', async () => {
@@ -375,11 +389,41 @@ describe('normalizeHtu', () => {
 })
 
 describe('the memory replay store', () => {
-  it('stays within its bound and forgets expired entries first', async () => {
-    const store = createMemoryReplayStore({ maxEntries: 3, now: () => 100 })
-    for (const k of ['a', 'b', 'c', 'd']) expect(await store.remember(k, 200)).toBe(true)
-    expect(await store.remember('d', 200)).toBe(false)
-    expect(await store.remember('a', 200)).toBe(true) // evicted as the oldest
+  it('stays within its bound, makes room from expired entries, never forgets an unexpired one', async () => {
+    let now = 100
+    const store = createMemoryReplayStore({ maxEntries: 3, now: () => now })
+    expect(await store.remember('old', 150)).toBe(true)
+    for (const k of ['a', 'b']) expect(await store.remember(k, 200)).toBe(true)
+    // Full of unexpired jtis: a new one is refused, and every one held is still a replay.
+    await expect(store.remember('c', 200)).rejects.toBeInstanceOf(DpopReplayStoreFullError)
+    for (const k of ['old', 'a', 'b']) expect(await store.remember(k, 200)).toBe(false)
+    now = 150 // 'old' has expired: its room goes to the next one
+    expect(await store.remember('c', 200)).toBe(true)
+    for (const k of ['a', 'b', 'c']) expect(await store.remember(k, 200)).toBe(false)
+    now = 200
+    for (const k of ['d', 'e', 'f']) expect(await store.remember(k, 260)).toBe(true)
+  })
+
+  it('a flood of fresh proofs past the bound: refused with replay_store_full, and no earlier proof replays', async () => {
+    const max = 500
+    let now = NOW
+    const replayStore = createMemoryReplayStore({ maxEntries: max, now: () => now })
+    const accepted: string[] = []
+    for (let i = 0; i < max; i++) {
+      const p = await proof()
+      await verifyDpopProof(p, check({ replayStore }))
+      accepted.push(p)
+    }
+    // The flood goes on: every further fresh proof is refused, none pushes an old jti out.
+    for (let i = 0; i < 50; i++)
+      expect((await refusal(await proof(), { replayStore })).code).toBe('replay_store_full')
+    for (const p of [accepted[0]!, accepted[1]!, accepted[max - 1]!])
+      expect((await refusal(p, { replayStore })).code).toBe('replayed_proof')
+    // Once the first proofs have expired (60 s + 10 s skew), fresh ones are accepted again.
+    now = NOW + 72
+    const fresh = await proof({ claims: { iat: now } })
+    await expect(verifyDpopProof(fresh, check({ replayStore, now }))).resolves.toBeDefined()
+    expect((await refusal(fresh, { replayStore, now })).code).toBe('replayed_proof')
   })
 })
 

@@ -55,6 +55,14 @@ export function changePasswordPage(options: {
           maxlength="1024"
         />
         ${newPasswordFields}
+        <p>
+          <input id="disconnect_apps" name="disconnect_apps" type="checkbox" value="yes" />
+          <label for="disconnect_apps">Disconnect all applications</label>
+        </p>
+        <p class="muted small">
+          Applications you connected keep working after a password change unless you disconnect them
+          here; do so if someone else may have used your account.
+        </p>
         <div class="actions">
           <button type="submit" class="primary">Change password</button>
         </div>
@@ -84,7 +92,10 @@ export function resetPasswordPage(options: {
           <button type="submit" class="primary">Set password</button>
         </div>
       </form>
-      <p class="muted small">This link works once. Setting a password signs you out everywhere.</p>
+      <p class="muted small">
+        This link works once. Setting a password signs you out everywhere and disconnects every
+        application connected to your account.
+      </p>
     </section>`,
   )
 }
