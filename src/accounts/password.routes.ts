@@ -106,7 +106,7 @@ export function passwordRoutes(
 
     app.post(RESET_PASSWORD_PATH, async (request, reply) => {
       const body = request.body
-      const expected = cookies.loginCsrfCookie(request)
+      const expected = cookies.expectedLoginCsrf(request)
       const sent = formField(body, 'csrf_token')
       if (!expected || !sent || !constantTimeEqual(expected, sent))
         throw new ProblemError(403, 'This form has expired. Open the link again.')

@@ -71,7 +71,7 @@ export function signInRoutes(
 
     app.post('/login', async (request, reply) => {
       const body = request.body
-      const expected = cookies.loginCsrfCookie(request)
+      const expected = cookies.expectedLoginCsrf(request)
       const sent = formField(body, 'csrf_token')
       if (!expected || !sent || !constantTimeEqual(expected, sent)) {
         throw new ProblemError(403, 'The sign-in form has expired. Reload the page and try again.')
