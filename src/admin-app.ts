@@ -28,7 +28,11 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
   await app.register(routeGroup('problem', [healthRoutes(services)]))
   await app.register(async (admin) => {
     answerErrorsAs(admin, 'problem', { unservedPaths: ['/admin'] })
-    requireAdminToken(admin, options.adminToken, services.audit)
+    requireAdminToken(admin, options.adminToken, services.audit, {
+      store: services.rateLimitStore.store,
+      metrics: services.metrics,
+      config: options.config,
+    })
     await admin.register(clientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))

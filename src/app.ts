@@ -16,6 +16,7 @@ import { publicOpenApiDocument } from './openapi/document.js'
 import { openApiRoutes } from './openapi/openapi.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
 import { rateLimits } from './rate-limit/rate-limits.js'
+import { identifyResourceServer } from './resource-servers/resource-server-auth.js'
 import { parseParameters } from './input/parameters.js'
 import { type AppDeps, createServices, type Services } from './services.js'
 import { jwksRoutes } from './tokens/jwks.routes.js'
@@ -48,7 +49,18 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   recordHttpMetrics(app, services.metrics, 'public')
   // Before the routes: its onRoute hook attaches each limit to its route.
   await app.register(
-    rateLimits({ store: services.rateLimitStore.store, metrics: services.metrics }, options.config),
+    rateLimits(
+      {
+        store: services.rateLimitStore.store,
+        metrics: services.metrics,
+        resourceServerOf: (authorization) =>
+          identifyResourceServer(authorization, services.resourceServers).then(
+            (server) => server.id,
+            () => undefined,
+          ),
+      },
+      options.config,
+    ),
   )
   const accountApps = connectedAppsRoutes(services, options.config)
   // Pages for people answer errors with a page, as does any address no group below owns.

@@ -169,6 +169,8 @@ export const configSchema = z.object({
   INTROSPECTION_RATE_LIMIT: count(60_000),
   /** OAuth API requests per address per minute that name no client or fail client authentication. */
   UNIDENTIFIED_RATE_LIMIT: count(30),
+  /** Admin API requests per address per minute that fail the admin token; then the address waits. */
+  ADMIN_AUTH_FAILURE_LIMIT: count(10),
   /** Request body limit, bytes. */
   BODY_LIMIT: bytes(64 * 1024, 1024, 10 * 1024 * 1024),
   /** Request line and headers together, bytes; larger → 431. */

@@ -1,3 +1,4 @@
+import { unescape } from 'node:querystring'
 import { type DestinationStream, type Logger, pino, stdSerializers } from 'pino'
 
 /** Query parameters and body fields whose values are secrets and must never reach a log line. */
@@ -14,11 +15,29 @@ export const SECRET_PARAMETERS = [
   'id_token',
 ]
 
-const SECRET_PARAM_RE = new RegExp(`([?&](?:${SECRET_PARAMETERS.join('|')})=)[^&#]*`, 'gi')
+const SECRET_NAMES = new Set(SECRET_PARAMETERS)
 
-/** Replaces the values of secret query parameters in a URL with [Redacted]. */
+/**
+ * Replaces the values of secret query parameters in a URL with [Redacted]. Names are compared as the
+ * server reads them (src/input/parameters.ts: node:querystring, `+` a space, percent-decoded, any
+ * case here), so `to%6Ben=` or `%74oken=` is redacted as `token=` is.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(SECRET_PARAM_RE, '$1[Redacted]')
+  const start = url.indexOf('?')
+  if (start < 0) return url
+  const hash = url.indexOf('#', start)
+  const end = hash < 0 ? url.length : hash
+  const query = url
+    .slice(start + 1, end)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=')
+      if (eq < 0) return pair
+      const name = unescape(pair.slice(0, eq).replace(/\+/g, ' ')).toLowerCase()
+      return SECRET_NAMES.has(name) ? `${pair.slice(0, eq)}=[Redacted]` : pair
+    })
+    .join('&')
+  return `${url.slice(0, start + 1)}${query}${url.slice(end)}`
 }
 
 const REDACT_PATHS = [

@@ -95,6 +95,7 @@ export function createServices(deps: AppDeps) {
     delivered: (count) => metrics.securityEventsDelivered.inc(count),
   })
   const rateLimitStore = createRateLimitStore({ config, clock, logger: deps.logger, metrics })
+  const signInThrottle = createSignInThrottle(rateLimitStore.store, config)
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -103,7 +104,14 @@ export function createServices(deps: AppDeps) {
     },
     health: createHealthService(db),
     users: createUserService(db, clock, config, audit.recorder, grants),
-    sessions: createSessionService(db, clock, config.sessionTtl, audit.recorder),
+    sessions: createSessionService(
+      db,
+      clock,
+      config.sessionTtl,
+      signInThrottle,
+      { passwordChecked: () => metrics.passwordChecks.inc() },
+      audit.recorder,
+    ),
     audit,
     grants,
     refreshTokens,
@@ -120,7 +128,7 @@ export function createServices(deps: AppDeps) {
     revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,
-    signInThrottle: createSignInThrottle(rateLimitStore.store, config),
+    signInThrottle,
     housekeeping: createHousekeepingService({ ...deps, metrics, eventStreamIdleSince: events.idleSince }),
     dpop: createDpopService({ ...deps, redis: rateLimitStore.redis }),
   }

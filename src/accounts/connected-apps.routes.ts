@@ -72,7 +72,7 @@ export function connectedAppsRoutes(
       const revoked = formField(request.query, 'revoked')
       const [list, revokedName, history] = await Promise.all([
         apps.list(session.userId),
-        revoked === undefined ? undefined : apps.appName(revoked),
+        revoked === undefined ? undefined : apps.revokedAppName(session.userId, revoked),
         apps.history(session.userId),
       ])
       const token = csrfToken(session.csrfSecret, ACCOUNT_APPS_BINDING)

@@ -34,7 +34,7 @@ export interface AccountEvent {
 
 /** The user's side of grants: list the connected applications and disconnect one (effective at once). */
 export function createConnectedAppsService(
-  grants: Pick<GrantService, 'listLiveGrantsOfUser' | 'revokeForUser'>,
+  grants: Pick<GrantService, 'listLiveGrantsOfUser' | 'revokeForUser' | 'hadRevokedGrant'>,
   clients: Pick<ClientService, 'findActiveClient' | 'getClient'>,
   resourceServers: Pick<ResourceServerService, 'findTargets'>,
   audit?: Pick<AuditService, 'historyOfUser'>,
@@ -90,9 +90,12 @@ export function createConnectedAppsService(
       }))
     },
 
-    /** The name of an application, for "you disconnected X"; undefined when there is none. */
-    async appName(clientId: string): Promise<string | undefined> {
-      if (!isClientId(clientId)) return undefined
+    /**
+     * The name of an application whose grant this user had and that is now revoked, for "you
+     * revoked access for X"; undefined for any other (a link naming another registered app says nothing).
+     */
+    async revokedAppName(userId: string, clientId: string): Promise<string | undefined> {
+      if (!isClientId(clientId) || !(await grants.hadRevokedGrant(userId, clientId))) return undefined
       return (await clients.findActiveClient(clientId))?.name
     },
   }

@@ -72,20 +72,15 @@ export function passwordRoutes(
       const account = services.signInThrottle.accountOf(session.email)
       const deviceId = devices.deviceFor(request, account)
       const client: SignInClient = deviceId ? { device: deviceId } : { address: clientAddress(request) }
-      const decision = await services.signInThrottle.check(account, client)
-      if (!decision.allowed) {
-        services.metrics.rateLimited.inc({ limit: decision.limit })
-        const wait = retryAfterSeconds(decision.retryAfterMs)
+      const current = formField(body, 'current_password') ?? ''
+      const checked = await services.sessions.verifyPasswordOf(session, current, client, request)
+      if ('held' in checked) {
+        services.metrics.rateLimited.inc({ limit: checked.held.limit })
+        const wait = retryAfterSeconds(checked.held.retryAfterMs)
         reply.header('retry-after', String(wait))
         return form(429, { retryAfterSeconds: wait })
       }
-
-      const current = formField(body, 'current_password') ?? ''
-      if (!(await services.sessions.verifyPasswordOf(session.userId, current))) {
-        await services.signInThrottle.failed(account, client)
-        return form(400, { error: 'The current password is not correct.' })
-      }
-      await services.signInThrottle.succeeded(account, client)
+      if (!checked.ok) return form(400, { error: 'The current password is not correct.' })
       const next = formField(body, 'new_password') ?? ''
       const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
       if (problem) return form(400, { error: problem })
@@ -120,7 +115,7 @@ export function passwordRoutes(
 
     app.post(RESET_PASSWORD_PATH, async (request, reply) => {
       const body = request.body
-      const expected = cookies.loginCsrfCookie(request)
+      const expected = cookies.expectedLoginCsrf(request)
       const sent = formField(body, 'csrf_token')
       if (!expected || !sent || !constantTimeEqual(expected, sent))
         throw new ProblemError(403, 'This form has expired. Open the link again.')

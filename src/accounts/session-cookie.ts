@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { isBase64url256Bits, isShortId, newSecret, newShortId } from '../lib/identifiers.js'
+import { csrfToken } from '../web/csrf.js'
 import type { SessionService, SignInSession } from './session.service.js'
 
 /** Cookie names and flags follow the issuer: on https, Secure and the __Host- prefix (no Domain, Path=/). */
@@ -12,8 +13,11 @@ function cookieBase(issuer: string) {
   }
 }
 
-export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl'>) {
+export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret'>) {
   const { prefix, base } = cookieBase(config.issuer)
+  // Without COOKIE_SECRET (main.ts always has one) a secret of this process: tokens work here only.
+  const loginCsrfSecret = config.cookieSecret ?? newSecret()
+  const loginCsrfOf = (preSession: string) => csrfToken(loginCsrfSecret, `login:${preSession}`)
   const session = `${prefix}linkauth_session`
   const loginCsrf = `${prefix}linkauth_login_csrf`
 
@@ -35,18 +39,22 @@ export function sessionCookies(config: Pick<Config, 'issuer' | 'sessionTtl'>) {
     },
 
     /**
-     * Sign-in CSRF (there is no session yet to bind to): a random value in a cookie that the form
-     * must repeat. A cross-site page can neither read the cookie nor set it.
+     * Sign-in CSRF (there is no session yet to bind to): a random pre-session id in a cookie, and in
+     * the form an HMAC of it under COOKIE_SECRET. A cross-site page can neither read the cookie nor
+     * set it on https (__Host-); where it can plant a cookie (an http issuer, a sibling host) it still
+     * cannot make the field that fits its value without the server's secret.
      */
     loginCsrfToken(request: FastifyRequest, reply: FastifyReply): string {
       const existing = request.cookies[loginCsrf]
-      if (existing && isBase64url256Bits(existing)) return existing
-      const token = newSecret()
-      reply.setCookie(loginCsrf, token, { ...base, maxAge: 3600 })
-      return token
+      if (existing && isBase64url256Bits(existing)) return loginCsrfOf(existing)
+      const preSession = newSecret()
+      reply.setCookie(loginCsrf, preSession, { ...base, maxAge: 3600 })
+      return loginCsrfOf(preSession)
     },
-    loginCsrfCookie(request: FastifyRequest): string | undefined {
-      return request.cookies[loginCsrf]
+    /** The CSRF token a sign-in form posted with this request's cookie must carry; undefined without one. */
+    expectedLoginCsrf(request: FastifyRequest): string | undefined {
+      const preSession = request.cookies[loginCsrf]
+      return preSession && isBase64url256Bits(preSession) ? loginCsrfOf(preSession) : undefined
     },
   }
 }

@@ -11,6 +11,7 @@ import {
   insertSession,
   type SignInSession,
 } from './session.repository.js'
+import type { SignInClient, SignInHold, SignInThrottle } from './sign-in-throttle.service.js'
 import { findPasswordHash, findUserCredentialsByEmail } from './user.repository.js'
 
 export type { SignInSession }
@@ -27,39 +28,74 @@ export interface SignInRefusal {
   userId: string | undefined
 }
 
+/** An attempt the sign-in throttle held back before any password was checked. */
+export interface SignInHeld {
+  held: SignInHold
+}
+
 export function createSessionService(
   db: Kysely<Database>,
   clock: Clock,
   sessionTtlSeconds: number,
+  throttle: SignInThrottle,
+  counters: { passwordChecked(): void } = { passwordChecked: () => {} },
   audit: AuditRecorder = NO_AUDIT,
 ) {
   void prepareUnknownAccountHash()
+
+  /** The one place a password is verified (argon2), counted for linkauth_password_checks_total. */
+  function checkPassword(storedHash: string | undefined, password: string): Promise<boolean> {
+    counters.passwordChecked()
+    return verifyPassword(storedHash, password)
+  }
+
+  /** The moment a hold begins, once: refused attempts while held are not recorded one by one. */
+  async function recordLockout(limit: string | undefined, userId: string | undefined, from?: RequestFacts) {
+    if (!limit) return
+    await audit.recordRefusal({
+      type: 'sign_in.locked',
+      from,
+      actor: { kind: 'anonymous' },
+      ...(userId ? { target: { kind: 'user', id: userId }, userId } : {}),
+      details: { limit },
+    })
+  }
+
   return {
     /**
-     * Checks the credentials and opens a session. Unknown email and wrong password take the same
-     * argon2 work and both answer undefined, so neither the answer nor its timing tells them apart.
-     * The plain token goes only into the cookie; the database keeps its SHA-256.
+     * Checks the credentials under the sign-in throttle (held back: nothing checked) and opens a
+     * session. Unknown email and wrong password take the same argon2 work and both answer a
+     * refusal, so neither the answer nor its timing tells them apart. The plain token goes only into
+     * the cookie; the database keeps its SHA-256.
      */
     async signIn(
       email: string,
       password: string,
+      client: SignInClient,
       from?: RequestFacts,
-    ): Promise<{ token: string; session: SignInSession } | SignInRefusal> {
+    ): Promise<{ token: string; session: SignInSession } | SignInRefusal | SignInHeld> {
       // An email no user can have (too long, or with a NUL, which PostgreSQL cannot compare) is not
       // looked up, and costs the same argon2 work as an unknown one.
       const possible = email.length <= 320 && !hasNul(email)
-      const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
-      const ok = await verifyPassword(user?.passwordHash, password)
-      if (!ok || !user) {
+      const attempt = await throttle.attempt(throttle.accountOf(email), client, async () => {
+        const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
+        const ok = (await checkPassword(user?.passwordHash, password)) && user !== undefined
+        return { ok, value: ok ? user : user?.id }
+      })
+      if ('held' in attempt) return attempt
+      if (typeof attempt.result !== 'object') {
+        const userId = attempt.result
         await audit.recordRefusal({
           type: 'sign_in.failed',
           from,
           actor: { kind: 'anonymous' },
-          ...(user ? { target: { kind: 'user', id: user.id }, userId: user.id } : {}),
-          details: { reason: user ? 'wrong_password' : 'unknown_email' },
+          ...(userId ? { target: { kind: 'user', id: userId }, userId } : {}),
+          details: { reason: userId ? 'wrong_password' : 'unknown_email' },
         })
-        return { refused: true, userId: user?.id }
+        await recordLockout(attempt.lockout, userId, from)
+        return { refused: true, userId }
       }
+      const user = attempt.result
       const token = newSecret()
       const now = clock.now()
       const session = {
@@ -91,10 +127,23 @@ export function createSessionService(
 
     signOut: (sessionId: string) => deleteSession(db, sessionId),
 
-    /** Checks a signed-in user's password again (the password-change form): same argon2 work as sign-in. */
-    async verifyPasswordOf(userId: string, password: string): Promise<boolean> {
-      const stored = await findPasswordHash(db, userId)
-      return verifyPassword(stored, password)
+    /**
+     * Checks a signed-in user's password again (the password-change form) under the sign-in
+     * throttle of the account their email names: its failures are sign-in failures of the account.
+     */
+    async verifyPasswordOf(
+      user: { userId: string; email: string },
+      password: string,
+      client: SignInClient,
+      from?: RequestFacts,
+    ): Promise<{ ok: boolean } | SignInHeld> {
+      const attempt = await throttle.attempt(throttle.accountOf(user.email), client, async () => {
+        const ok = await checkPassword(await findPasswordHash(db, user.userId), password)
+        return { ok, value: ok }
+      })
+      if ('held' in attempt) return attempt
+      await recordLockout(attempt.lockout, user.userId, from)
+      return { ok: attempt.result }
     },
   }
 }

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { Config } from '../config.js'
-import type { CounterStore } from '../rate-limit/counter-store.js'
+import type { CounterStore, ReservedCounter } from '../rate-limit/counter-store.js'
 
 /**
  * Who is trying: a browser that signed in to this account before (its known-device id), or else
@@ -8,12 +8,17 @@ import type { CounterStore } from '../rate-limit/counter-store.js'
  */
 export type SignInClient = { device: string } | { address: string }
 
-export type SignInDecision = { allowed: true } | { allowed: false; limit: string; retryAfterMs: number }
+/** An attempt held back: which limit, and for how long. */
+export interface SignInHold {
+  limit: string
+  retryAfterMs: number
+}
 
 /** Which hold a failure started: the per-client delay, or the per-account limit. */
 export type SignInLockout = 'sign_in_delay' | 'sign_in_account'
 
-const ALLOWED: SignInDecision = { allowed: true }
+/** The outcome of a password check run under the throttle. */
+export type Throttled<T> = { held: SignInHold } | { result: T; lockout?: SignInLockout }
 
 /**
  * Sign-in failures, counted per account (the email as typed, whether or not it exists, so the
@@ -26,7 +31,12 @@ const ALLOWED: SignInDecision = { allowed: true }
  *   window of SIGN_IN_ACCOUNT_WINDOW. This bounds guessing from many addresses; it expires by
  *   itself, and never applies to the user's known devices, so an attacker cannot keep the user out.
  *
- * Attempts held back are refused before the password is checked, so they cost no argon2 work.
+ * Every attempt is counted as a failure BEFORE its password is checked, in one atomic step of the
+ * store (reserve: shared by every instance with Redis), and the delay it would start begins then: so
+ * however many attempts race, no more passwords are checked than the limits allow. The outcome then
+ * settles it: a failure keeps the reservation, a success gives it back (and forgets the client's
+ * failures), an error before any verdict gives it back too. Attempts held back are refused before
+ * the password is checked, so they cost no argon2 work and do not count.
  */
 export function createSignInThrottle(
   store: CounterStore,
@@ -47,6 +57,50 @@ export function createSignInThrottle(
     `${account}:${'device' in client ? `d.${client.device}` : `a.${client.address}`}`
   const delayMs = (failures: number) =>
     Math.min(2 ** (failures - config.signInFreeFailures), config.signInMaxDelay) * 1000
+  // The delays from the last free failure on, until the cap (which then holds for every later one).
+  const from = Math.max(1, config.signInFreeFailures)
+  const delays = { from, ms: [delayMs(from)] }
+  while (delays.ms.at(-1)! < config.signInMaxDelay * 1000) delays.ms.push(delayMs(from + delays.ms.length))
+
+  interface Reservation {
+    lockout: SignInLockout | undefined
+    succeeded(): Promise<void>
+    abandoned(): Promise<void>
+  }
+
+  /** Counts the attempt as a failure before its password is checked, or holds it back. */
+  async function reserve(account: string, client: SignInClient): Promise<{ held: SignInHold } | Reservation> {
+    const id = clientKey(account, client)
+    const counters: ReservedCounter[] = [
+      { key: `sign-in-failures:${id}`, windowMs: config.signInFailureTtl * 1000, slide: true },
+    ]
+    if (!('device' in client))
+      counters.push({
+        key: `sign-in-account:${account}`,
+        windowMs: config.signInAccountWindow * 1000,
+        max: config.signInAccountLimit,
+      })
+    const gate = `sign-in-delay:${id}`
+    const reserved = await store.reserve({ gate, counters, gateHold: delays })
+    if (!reserved.reserved) {
+      const limit = reserved.by === 'gate' ? 'sign_in_delay' : 'sign_in_account'
+      return { held: { limit, retryAfterMs: reserved.resetInMs } }
+    }
+    const [failures, perAccount] = reserved.counts
+    // The moment of a lockout (for the audit trail), should this attempt fail.
+    let lockout: SignInLockout | undefined =
+      failures === Math.max(1, config.signInFreeFailures) ? 'sign_in_delay' : undefined
+    if (perAccount === config.signInAccountLimit) lockout = 'sign_in_account'
+    const accountKeys = counters.slice(1).map((c) => c.key)
+    return {
+      lockout,
+      succeeded: () => store.delete(counters[0]!.key, gate).then(() => store.release(...accountKeys)),
+      abandoned: async () => {
+        await store.release(...counters.map((c) => c.key))
+        if (failures! >= from) await store.delete(gate)
+      },
+    }
+  }
 
   return {
     /** The account an email names, for keys and for binding known-device cookies. */
@@ -54,42 +108,31 @@ export function createSignInThrottle(
       return createHmac('sha256', key).update(`sign-in:${email.trim().toLowerCase()}`).digest('base64url')
     },
 
-    async check(account: string, client: SignInClient): Promise<SignInDecision> {
-      if (!config.rateLimits) return ALLOWED
-      const delay = await store.peek(`sign-in-delay:${clientKey(account, client)}`)
-      if (delay.count > 0) return { allowed: false, limit: 'sign_in_delay', retryAfterMs: delay.resetInMs }
-      if ('device' in client) return ALLOWED
-      const failures = await store.peek(`sign-in-account:${account}`)
-      if (failures.count >= config.signInAccountLimit)
-        return { allowed: false, limit: 'sign_in_account', retryAfterMs: failures.resetInMs }
-      return ALLOWED
-    },
-
     /**
-     * Counts a failure. Answers the limit that this very failure started holding the client or the
-     * account back under (the moment of a lockout, for the audit trail), else undefined.
+     * Runs one password check (`check`, which answers whether the password was right, with what it
+     * made) under the throttle: held back without running it, or run with the attempt reserved
+     * first and settled by its outcome. Every path that verifies a password goes through here.
      */
-    async failed(account: string, client: SignInClient): Promise<SignInLockout | undefined> {
-      if (!config.rateLimits) return undefined
-      const id = clientKey(account, client)
-      const { count } = await store.increment(`sign-in-failures:${id}`, config.signInFailureTtl * 1000, true)
-      if (count >= config.signInFreeFailures) await store.hold(`sign-in-delay:${id}`, delayMs(count))
-      let lockout: SignInLockout | undefined =
-        count === Math.max(1, config.signInFreeFailures) ? 'sign_in_delay' : undefined
-      if (!('device' in client)) {
-        const perAccount = await store.increment(
-          `sign-in-account:${account}`,
-          config.signInAccountWindow * 1000,
-        )
-        if (perAccount.count === config.signInAccountLimit) lockout = 'sign_in_account'
+    async attempt<T>(
+      account: string,
+      client: SignInClient,
+      check: () => Promise<{ ok: boolean; value: T }>,
+    ): Promise<Throttled<T>> {
+      if (!config.rateLimits) return { result: (await check()).value }
+      const reservation = await reserve(account, client)
+      if ('held' in reservation) return { held: reservation.held }
+      let outcome: { ok: boolean; value: T }
+      try {
+        outcome = await check()
+      } catch (err) {
+        await reservation.abandoned()
+        throw err
       }
-      return lockout
-    },
-
-    async succeeded(account: string, client: SignInClient): Promise<void> {
-      if (!config.rateLimits) return
-      const id = clientKey(account, client)
-      await store.delete(`sign-in-failures:${id}`, `sign-in-delay:${id}`)
+      if (outcome.ok) {
+        await reservation.succeeded()
+        return { result: outcome.value }
+      }
+      return { result: outcome.value, ...(reservation.lockout ? { lockout: reservation.lockout } : {}) }
     },
   }
 }

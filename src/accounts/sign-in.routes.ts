@@ -28,7 +28,7 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
-  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle' | 'audit'>,
+  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle'>,
   config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
 ) {
   const cookies = sessionCookies(config)
@@ -71,7 +71,7 @@ export function signInRoutes(
 
     app.post('/login', async (request, reply) => {
       const body = request.body
-      const expected = cookies.loginCsrfCookie(request)
+      const expected = cookies.expectedLoginCsrf(request)
       const sent = formField(body, 'csrf_token')
       if (!expected || !sent || !constantTimeEqual(expected, sent)) {
         throw new ProblemError(403, 'The sign-in form has expired. Reload the page and try again.')
@@ -95,31 +95,18 @@ export function signInRoutes(
       const account = services.signInThrottle.accountOf(email)
       const deviceId = devices.deviceFor(request, account)
       const client: SignInClient = deviceId ? { device: deviceId } : { address: clientAddress(request) }
-      const decision = await services.signInThrottle.check(account, client)
-      if (!decision.allowed) {
-        services.metrics.rateLimited.inc({ limit: decision.limit })
-        const wait = retryAfterSeconds(decision.retryAfterMs)
+      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '', client, request)
+      if ('held' in result) {
+        services.metrics.rateLimited.inc({ limit: result.held.limit })
+        const wait = retryAfterSeconds(result.held.retryAfterMs)
         reply.header('retry-after', String(wait))
         return sendPage(reply, formPage({ retryAfterSeconds: wait }), 429)
       }
-
-      const result = await services.sessions.signIn(email, formField(body, 'password') ?? '', request)
       if ('refused' in result) {
         services.metrics.signInFailures.inc()
-        const locked = await services.signInThrottle.failed(account, client)
-        // The moment a hold begins, once: refused attempts while held are not recorded one by one.
-        if (locked)
-          await services.audit.recordRefusal({
-            type: 'sign_in.locked',
-            from: request,
-            actor: { kind: 'anonymous' },
-            ...(result.userId ? { target: { kind: 'user', id: result.userId }, userId: result.userId } : {}),
-            details: { limit: locked },
-          })
         // One message and one status for unknown email and wrong password: no user enumeration.
         return sendPage(reply, formPage({ failed: true }), 400)
       }
-      await services.signInThrottle.succeeded(account, client)
       devices.remember(reply, account, deviceId)
       const previous = await cookies.currentSession(request, services.sessions)
       if (previous) await services.sessions.signOut(previous.id)

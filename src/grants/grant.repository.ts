@@ -44,6 +44,21 @@ export async function findLiveGrant(
   return row && toGrant(row)
 }
 
+/** Whether the user's grant for a client has ended and no live one took its place. */
+export async function hasOnlyRevokedGrants(
+  db: Kysely<Database>,
+  userId: string,
+  clientId: string,
+): Promise<boolean> {
+  const rows = await db
+    .selectFrom('grants')
+    .select('revoked_at')
+    .where('user_id', '=', userId)
+    .where('client_id', '=', clientId)
+    .execute()
+  return rows.length > 0 && rows.every((r) => r.revoked_at !== null)
+}
+
 /**
  * Inside a transaction: the client's registered scopes and redirect URIs when it exists and is
  * enabled, and then it stays so until the transaction ends (FOR SHARE: disableClient's and

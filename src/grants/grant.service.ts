@@ -28,7 +28,13 @@ import {
   narrowClientGrants,
   type ResourceForgotten,
 } from './grant-narrowing.repository.js'
-import { findLiveGrant, type Grant, lockEnabledClient, upsertGrant } from './grant.repository.js'
+import {
+  findLiveGrant,
+  type Grant,
+  hasOnlyRevokedGrants,
+  lockEnabledClient,
+  upsertGrant,
+} from './grant.repository.js'
 import { type LiveGrantSummary, listLiveGrantsOfUser } from './grant-listing.repository.js'
 
 export type {
@@ -294,6 +300,9 @@ export function createGrantService(
     /** The operator revokes one user's grant to one application (admin API); as revokeForUser. */
     revokeByOperator: (userId: string, clientId: string, from?: RequestFacts): Promise<boolean> =>
       revokeOne(userId, clientId, OPERATOR, 'operator_revoked', from),
+    /** Whether the user had a grant to the client, now revoked with no live one since. */
+    hadRevokedGrant: (userId: string, clientId: string): Promise<boolean> =>
+      hasOnlyRevokedGrants(db, userId, clientId),
     /** The user's live grants to enabled clients, with the client's name, oldest first. */
     listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */

@@ -59,6 +59,11 @@ export function createMetrics(
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    passwordChecks: new Counter({
+      name: 'linkauth_password_checks_total',
+      help: 'Passwords verified with argon2 (sign-in and the current password of a change); held-back attempts are not',
+      registers: [registry],
+    }),
     signInFailures: new Counter({
       name: 'linkauth_sign_in_failures_total',
       help: 'Sign-in attempts refused for a wrong email or password',

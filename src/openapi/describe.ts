@@ -107,6 +107,9 @@ export const tooManyParameters = problem(
 
 export const badInput = problem('A field is invalid; `field` names it.')
 export const noAdminToken = problem('No or wrong admin token (WWW-Authenticate: Bearer).')
+export const adminAuthLimited = problem(
+  'This address sent ADMIN_AUTH_FAILURE_LIMIT wrong admin tokens this minute; wait `Retry-After` seconds.',
+)
 
 export const idParameter = (description: string) => ({
   name: 'id',

@@ -15,6 +15,7 @@ import { tokenOperations } from '../oauth/token.openapi.js'
 import { resourceServerAdminOperations } from '../resource-servers/resource-server.openapi.js'
 import { jwksOperations } from '../tokens/jwks.openapi.js'
 import { signingKeyAdminOperations } from '../tokens/key.openapi.js'
+import { adminAuthLimited, noAdminToken, type Operations } from './describe.js'
 import { openApiOperations } from './openapi.routes.js'
 
 /**
@@ -81,7 +82,7 @@ export function adminOpenApiDocument() {
       securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN.' } },
     },
     security: [{ adminToken: [] }],
-    paths: {
+    paths: withAdminAuthLimit({
       ...clientAdminOperations,
       ...userAdminOperations,
       ...resourceServerAdminOperations,
@@ -91,6 +92,20 @@ export function adminOpenApiDocument() {
       ...adminMetricsOperations,
       ...healthOperations,
       ...openApiOperations('admin'),
-    },
+    }),
   }
+}
+
+/** Every operation behind the admin token also answers 429 once its address spent its failures. */
+function withAdminAuthLimit(paths: Operations): Operations {
+  const limited = (operation: object) =>
+    'responses' in operation && (operation.responses as Record<string, unknown>)['401'] === noAdminToken
+      ? { ...operation, responses: { ...(operation.responses as object), '429': adminAuthLimited } }
+      : operation
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, methods]) => [
+      path,
+      Object.fromEntries(Object.entries(methods).map(([method, op]) => [method, limited(op)])),
+    ]),
+  )
 }

@@ -88,6 +88,8 @@ export function createRateLimitStore(deps: {
       peek: failover((s) => s.peek),
       hold: failover((s) => s.hold),
       delete: failover((s) => s.delete),
+      reserve: failover((s) => s.reserve),
+      release: failover((s) => s.release),
     },
     async start() {
       try {

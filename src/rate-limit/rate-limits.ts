@@ -34,12 +34,10 @@ function pluginStore(store: CounterStore): FastifyRateLimitStoreCtor {
   } as unknown as FastifyRateLimitStoreCtor
 }
 
-/** The caller an OAuth API request names: the HTTP Basic user-id (a public client's has an empty password), else the body's client_id. */
-function callerFrom(request: FastifyRequest, bodyClientId: boolean): string | undefined {
+/** The client a token or revocation request names: the HTTP Basic user-id (a public client's has an empty password), else the body's client_id. */
+function callerFrom(request: FastifyRequest): string | undefined {
   const basic = readBasicAuthorization(request.headers.authorization)
-  const id =
-    (typeof basic === 'object' ? basic.id : undefined) ??
-    (bodyClientId ? formField(request.body, 'client_id') : undefined)
+  const id = (typeof basic === 'object' ? basic.id : undefined) ?? formField(request.body, 'client_id')
   return id !== undefined && isCallerIdShape(id) ? id : undefined
 }
 
@@ -61,11 +59,19 @@ function addRouteHook(route: RouteOptions, name: HookName, hook: Hook) {
  *   client_id (public, so not a credential: keyed with the address, nobody can spend another's
  *   quota) or the resource-server id. Requests naming no caller (whatever their answer: 400, 413,
  *   415, …), and requests whose caller fails authentication (401), count against
- *   UNIDENTIFIED_RATE_LIMIT per address; once that is spent, every OAuth API request from the
- *   address waits, so neither garbage nor made-up client ids buy fresh quota.
+ *   UNIDENTIFIED_RATE_LIMIT per address; once that is spent, every token and revocation request
+ *   from the address waits, so neither garbage nor made-up client ids buy fresh quota.
+ * - introspection and the feed authenticate first (`resourceServerOf`, before the body is read): a
+ *   resource server with valid credentials is held to its own quota only, never to its address's,
+ *   so garbage from the same address (a shared proxy, the API's own host) cannot take it offline.
  */
 export function rateLimits(
-  deps: { store: CounterStore; metrics: Pick<Metrics, 'rateLimited'> },
+  deps: {
+    store: CounterStore
+    metrics: Pick<Metrics, 'rateLimited'>
+    /** The resource server whose valid HTTP Basic credentials these are, else undefined (never throws). */
+    resourceServerOf: (authorization: string | undefined) => Promise<string | undefined>
+  },
   config: Pick<
     Config,
     | 'rateLimits'
@@ -124,24 +130,47 @@ export function rateLimits(
       timeWindow: MINUTE,
       keyGenerator: (request) => `oauth_unidentified:${clientAddress(request)}`,
     })
-    const perCaller = (limit: string, max: number, bodyClientId: boolean) => {
-      const caller = (request: FastifyRequest) => callerFrom(request, bodyClientId)
+    const perCaller = (limit: string, max: number) => {
       const limiter = app.createRateLimit({
         max,
         timeWindow: MINUTE,
-        keyGenerator: (request) => `${limit}:${caller(request)}@${clientAddress(request)}`,
+        keyGenerator: (request) => `${limit}:${callerFrom(request)}@${clientAddress(request)}`,
       })
       return {
         // Before the body is read (cheap): an address that spent its unidentified quota waits.
         onRequest: (request: FastifyRequest) => spent(unidentified, request, 'oauth_unidentified'),
         preHandler: async (request: FastifyRequest) => {
-          if (caller(request) !== undefined) await hit(limiter, request, limit)
+          if (callerFrom(request) !== undefined) await hit(limiter, request, limit)
         },
         // Whatever the answer (400, 401, 413, 415, …), a request that named no valid caller, or
         // whose caller failed authentication, counts against its address.
         onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
           const status = reply.statusCode
-          if (status !== 429 && (status === 401 || caller(request) === undefined)) await unidentified(request)
+          if (status !== 429 && (status === 401 || callerFrom(request) === undefined))
+            await unidentified(request)
+        },
+      }
+    }
+
+    /** Introspection and the feed: authenticated callers count against their own quota only. */
+    const perResourceServer = (limit: string, max: number) => {
+      const callers = new WeakMap<FastifyRequest, string | undefined>()
+      const limiter = app.createRateLimit({
+        max,
+        timeWindow: MINUTE,
+        keyGenerator: (request) => `${limit}:${callers.get(request)}@${clientAddress(request)}`,
+      })
+      return {
+        onRequest: async (request: FastifyRequest) => {
+          const caller = await deps.resourceServerOf(request.headers.authorization)
+          callers.set(request, caller)
+          if (caller !== undefined) await hit(limiter, request, limit)
+          else await spent(unidentified, request, 'oauth_unidentified')
+        },
+        onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
+          const status = reply.statusCode
+          if (status !== 429 && (status === 401 || callers.get(request) === undefined))
+            await unidentified(request)
         },
       }
     }
@@ -149,7 +178,7 @@ export function rateLimits(
     const authorize = perAddress('authorize', config.authorizeRateLimit)
     // The revocation feed authenticates resource servers as introspection does, so it is limited
     // the same way (its own count, the same maximum): stream creation and polls together.
-    const eventFeed = perCaller('event_feed', config.introspectionRateLimit, false)
+    const eventFeed = perResourceServer('event_feed', config.introspectionRateLimit)
     // The password forms cost argon2 like sign-in, and share its count per address.
     const signIn = perAddress('sign_in', config.signInRateLimit)
     const rules: Record<string, Partial<Record<HookName, Hook>>> = {
@@ -159,9 +188,9 @@ export function rateLimits(
       'GET /oauth/authorize': { onRequest: authorize },
       'GET /oauth/authorize/continue': { onRequest: authorize },
       'POST /oauth/authorize': { onRequest: authorize },
-      'POST /api/oauth/token': perCaller('token', config.tokenRateLimit, true),
-      'POST /api/oauth/revoke': perCaller('revocation', config.revocationRateLimit, true),
-      'POST /api/oauth/introspect': perCaller('introspection', config.introspectionRateLimit, false),
+      'POST /api/oauth/token': perCaller('token', config.tokenRateLimit),
+      'POST /api/oauth/revoke': perCaller('revocation', config.revocationRateLimit),
+      'POST /api/oauth/introspect': perResourceServer('introspection', config.introspectionRateLimit),
       'POST /api/events/streams': eventFeed,
       'POST /api/events/streams/:stream_id/poll': eventFeed,
     }

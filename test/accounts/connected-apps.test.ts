@@ -128,6 +128,20 @@ describe('GET /account/apps', () => {
       expect(page.body).not.toContain('role="status"')
     }
   })
+
+  it('says "You revoked access" only for a grant this user had and revoked, never for any other app', async () => {
+    const { party, browser } = await signedInParty()
+    const stranger = await createParty(t) // another user's app, registered and live
+    const notice = async (clientId: string) =>
+      (await browser.get(`/account/apps?revoked=${clientId}`)).body.includes('You revoked access for')
+    expect(await notice(stranger.client.id)).toBe(false)
+    expect(await notice(party.client.id)).toBe(false) // still live: nothing was revoked
+    await t.services.grants.revokeForUser(party.userId, party.client.id)
+    expect(await notice(party.client.id)).toBe(true)
+    // Another user who revoked their own grant to the stranger app changes nothing for this one.
+    await t.services.grants.revokeForUser(stranger.userId, stranger.client.id)
+    expect(await notice(stranger.client.id)).toBe(false)
+  })
 })
 
 describe('POST /account/apps/:client_id/revoke', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sha256 } from '../../src/lib/secrets.js'
+import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
@@ -124,6 +124,29 @@ describe('POST /login', () => {
     })
     expect(res.statusCode).toBe(403)
     expect(setCookies(res)).toEqual([])
+  })
+
+  it('refuses a forged login CSRF pair: cookie and field equal, or the field of another cookie → 403', async () => {
+    const post = (cookie: string, field: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          cookie: `linkauth_login_csrf=${cookie}`,
+        },
+        payload: new URLSearchParams({ email: s.email, password: PASSWORD, csrf_token: field }).toString(),
+      })
+    // An attacker who can plant a cookie (an http issuer, a sibling host) picks both values.
+    const forged = randomToken()
+    const res = await post(forged, forged)
+    expect(res.statusCode).toBe(403)
+    expect(setCookies(res)).toEqual([])
+    // A genuine field fits only its own cookie.
+    const page = await new Browser(t.app).get('/login')
+    const field = hiddenField(page.body, 'csrf_token')
+    expect(field).not.toBe(page.headers['set-cookie']?.toString().split(';')[0]!.split('=')[1])
+    expect((await post(forged, field)).statusCode).toBe(403)
   })
 
   it('a session ends after SESSION_TTL', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
+import { createTestClock } from '../helpers/clock.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -25,6 +26,52 @@ describe('admin authentication', () => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
     expect(res.headers['www-authenticate']).toMatch(/^Bearer/)
     expect(res.json()).toMatchObject({ status: 401, title: 'Unauthorized' })
+  })
+
+  it('300 wrong tokens at once from one address: 10 are compared (401), the rest wait (429); 2 audit rows', async () => {
+    const clock = createTestClock()
+    const limited = await buildTestApp({ clock, database: t.database })
+    try {
+      const from = (address: string, authorization: string) =>
+        limited.admin.inject({
+          method: 'GET',
+          url: '/admin/clients',
+          remoteAddress: address,
+          headers: { authorization },
+        })
+      const rows = () =>
+        limited.database.db
+          .selectFrom('audit_events')
+          .selectAll()
+          .where('event_type', '=', 'admin.unauthorized')
+          .where('client_address', '=', '192.0.2.66')
+          .execute()
+      const answers = await Promise.all(
+        Array.from({ length: 300 }, (_, i) => from('192.0.2.66', `Bearer wrong-${i}`)),
+      )
+      const statuses = answers.map((r) => r.statusCode)
+      expect(statuses.filter((s) => s === 401)).toHaveLength(10)
+      expect(statuses.filter((s) => s === 429)).toHaveLength(290)
+      const refused = answers.find((r) => r.statusCode === 429)!
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/)
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+      // The first failure of the minute, and the one that spent the limit (with the count).
+      const recorded = await rows()
+      expect(recorded).toHaveLength(2)
+      expect(recorded.map((r) => r.details)).toContainEqual(expect.objectContaining({ failures: 10 }))
+      // While held, even the right token waits (it is not compared); other addresses are not held.
+      expect((await from('192.0.2.66', adminHeaders.authorization)).statusCode).toBe(429)
+      expect((await from('192.0.2.67', adminHeaders.authorization)).statusCode).toBe(200)
+      clock.advance(60)
+      expect((await from('192.0.2.66', adminHeaders.authorization)).statusCode).toBe(200)
+      // The right token gives its reservation back: a whole minute of valid calls spends nothing.
+      for (let i = 0; i < 20; i++)
+        expect((await from('192.0.2.66', adminHeaders.authorization)).statusCode).toBe(200)
+      expect((await from('192.0.2.66', 'Bearer wrong')).statusCode).toBe(401)
+      expect(await rows()).toHaveLength(3)
+    } finally {
+      await limited.close()
+    }
   })
 
   it('answers health without a token', async () => {

@@ -58,6 +58,13 @@ async function prepare() {
   await browser.signIn(a.email, PASSWORD, pendingId)
   const consent = await browser.get(`/oauth/authorize/continue?request=${pendingId}`)
   const accountApi = await browser.get('/api/account/apps')
+  // The sign-in form's token for this browser's CSRF cookie, as a signed-out page shows it.
+  const loginCsrfCookie = browser.jar.cookies.get('linkauth_login_csrf')!
+  const signInPage = await t.app.inject({
+    url: '/login',
+    headers: { cookie: `linkauth_login_csrf=${loginCsrfCookie}` },
+  })
+  const loginCsrf = hiddenField(signInPage.body, 'csrf_token')
   const rs = await createResourceServer(t)
   for (const api of [LINKS_API, SHOP_API]) await registerApi(t, api)
   const tokens = await exchangeCode(t, party)
@@ -70,7 +77,8 @@ async function prepare() {
     consentCsrf: hiddenField(consent.body, 'csrf_token'),
     accountCsrf: (accountApi.json() as { csrf_token: string }).csrf_token,
     sessionCookie: `linkauth_session=${browser.jar.cookies.get('linkauth_session')}`,
-    loginCsrf: browser.jar.cookies.get('linkauth_login_csrf')!,
+    loginCsrfCookie,
+    loginCsrf,
     rs,
     tokens,
     codes,
@@ -300,7 +308,7 @@ function requestFor(endpoint: Endpoint): fc.Arbitrary<Sent> {
   const bodyPairs = params(endpoint.body?.(ctx))
   const cookie = fc.subarray([
     ctx.sessionCookie,
-    `linkauth_login_csrf=${ctx.loginCsrf}`,
+    `linkauth_login_csrf=${ctx.loginCsrfCookie}`,
     'linkauth_session=%ZZ',
     'x=1',
   ])

@@ -100,6 +100,64 @@ for (const [name, make, available] of engines) {
       expect((await store.peek('b')).count).toBe(0)
       expect((await store.peek('c')).count).toBe(1)
     })
+
+    it('reserve: of 50 concurrent reservations under a max of 5, exactly 5 pass; the others are told why and how long', async () => {
+      const { store } = make()
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          store.reserve({ gate: 'g', counters: [{ key: 'r', windowMs: 10_000, max: 5 }] }),
+        ),
+      )
+      const reserved = answers.filter((a) => a.reserved)
+      expect(reserved.map((a) => a.reserved && a.counts[0]).sort()).toEqual([1, 2, 3, 4, 5])
+      for (const refused of answers.filter((a) => !a.reserved)) {
+        expect(refused).toMatchObject({ reserved: false, by: 0 })
+        expect(!refused.reserved && refused.resetInMs).toBeGreaterThan(9_000)
+      }
+      expect((await store.peek('r')).count).toBe(5)
+    })
+
+    it('reserve: all counters or none; the gate held from the `from`-th count, growing, then refusing', async () => {
+      const { store, pass } = make()
+      const request = {
+        gate: 'gate',
+        counters: [
+          { key: 'mine', windowMs: 10_000, slide: true },
+          { key: 'all', windowMs: 10_000, max: 3 },
+        ],
+        gateHold: { from: 2, ms: [200, 400] },
+      }
+      expect(await store.reserve(request)).toEqual({ reserved: true, counts: [1, 1] })
+      expect((await store.peek('gate')).count).toBe(0)
+      expect(await store.reserve(request)).toEqual({ reserved: true, counts: [2, 2] })
+      const gated = await store.reserve(request)
+      expect(gated).toMatchObject({ reserved: false, by: 'gate' })
+      expect(!gated.reserved && gated.resetInMs).toBeLessThanOrEqual(200)
+      await pass(250)
+      expect(await store.reserve(request)).toEqual({ reserved: true, counts: [3, 3] })
+      expect((await store.peek('gate')).resetInMs).toBeGreaterThan(200) // the last hold (400) holds on
+      await pass(450)
+      // `all` is at its max: refused, and `mine` did not count either.
+      expect(await store.reserve(request)).toMatchObject({ reserved: false, by: 1 })
+      expect((await store.peek('mine')).count).toBe(3)
+    })
+
+    it('release takes one back, never below 0, and keeps the window', async () => {
+      const { store } = make()
+      await store.reserve({ gate: 'g2', counters: [{ key: 'x', windowMs: 10_000, max: 1 }] })
+      expect(
+        await store.reserve({ gate: 'g2', counters: [{ key: 'x', windowMs: 10_000, max: 1 }] }),
+      ).toMatchObject({ reserved: false })
+      await store.release('x', 'absent')
+      await store.release('x')
+      const x = await store.peek('x')
+      expect(x.count).toBe(0)
+      expect(x.resetInMs).toBeGreaterThan(9_000)
+      expect(
+        await store.reserve({ gate: 'g2', counters: [{ key: 'x', windowMs: 10_000, max: 1 }] }),
+      ).toMatchObject({ reserved: true, counts: [1] })
+      expect((await store.peek('absent')).count).toBe(0)
+    })
   })
 }
 

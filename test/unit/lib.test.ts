@@ -115,6 +115,15 @@ describe('logging helpers', () => {
       '/oauth/authorize?client_id=a&code_challenge=c',
     )
   })
+
+  it('redacts a secret parameter whatever the spelling of its name: percent-encoded, any case', () => {
+    expect(redactUrl('/account/reset-password?to%6Ben=s1&%74oken=s2&%54OKEN=s3&Password=s4#x')).toBe(
+      '/account/reset-password?to%6Ben=[Redacted]&%74oken=[Redacted]&%54OKEN=[Redacted]&Password=[Redacted]#x',
+    )
+    expect(redactUrl('/cb?state=%74oken&co%64e=s&bad%zz=1&refresh%5Ftoken=s')).toBe(
+      '/cb?state=%74oken&co%64e=[Redacted]&bad%zz=1&refresh%5Ftoken=[Redacted]',
+    )
+  })
 })
 
 describe('html template', () => {
