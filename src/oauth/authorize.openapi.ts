@@ -40,7 +40,8 @@ export const authorizeOperations: Operations = {
           description:
             'RFC 8707: an API the tokens are for, repeatable. Each must be exactly the identifier of a ' +
             'registered, enabled resource server that serves at least one requested scope; otherwise ' +
-            '`invalid_target` (or `invalid_scope`) in the redirect.',
+            '`invalid_target` (or `invalid_scope`) in the redirect. Left out, the tokens are for every API ' +
+            'serving one of their scopes; required (invalid_target when missing) where the operator set REQUIRE_RESOURCE.',
           schema: { type: 'array', items: { type: 'string', format: 'uri', maxLength: 2048 } },
           style: 'form',
           explode: true,

@@ -24,10 +24,13 @@ export const activeTokenSchema = z.object({
   exp: epochSeconds,
   iat: epochSeconds,
   iss: z.string(),
-  aud: z.string().optional().meta({
-    description:
-      "Always the caller's registered resource (or the default audience for a resource server registered without one).",
-  }),
+  aud: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .meta({
+      description:
+        "The token's aud, which is or lists the caller's registered resource (or the default audience for a resource server registered without one); a list for a token asked for without `resource`.",
+    }),
   jti: z.string().optional(),
   token_type: z.enum(['Bearer', 'DPoP']).meta({
     description:

@@ -25,8 +25,9 @@ const resourceField = z
     description:
       'RFC 8707: the one API this access token is for (one audience per token; sent twice: invalid_target). ' +
       'It must be one the authorization request named. The token’s `aud` is then this identifier and its ' +
-      '`scope` the granted scopes that API serves. Left out: the authorization’s only API, or the ' +
-      'default audience when it named none (invalid_target when it named several).',
+      '`scope` the granted scopes that API serves. Left out: the authorization’s only API; when it named ' +
+      'none, every API serving a granted scope (`aud` lists the default audience and each of them, `scope` ' +
+      'every granted scope; invalid_target with REQUIRE_RESOURCE); invalid_target when it named several.',
   })
 
 export const authorizationCodeRequestSchema = z.object({
@@ -105,7 +106,7 @@ export const tokenOperations: Operations = {
           'invalid_request (also: a Basic id and a body client_id that differ; a browser origin not ' +
             'registered for the client), invalid_grant (also: a code bound by dpop_jkt, or a refresh token ' +
             'bound to a DPoP key, presented without a proof made with that key), invalid_scope, invalid_target (RFC 8707: a bad, unknown, disabled or unauthorized ' +
-            '`resource`, more than one, or none when the authorization named several), unauthorized_client, ' +
+            '`resource`, more than one, or none when the authorization named several or none under REQUIRE_RESOURCE), unauthorized_client, ' +
             'unsupported_grant_type, invalid_dpop_proof (RFC 9449: a DPoP proof that fails a check, or none where DPoP is required) or ' +
             'use_dpop_nonce (RFC 9449 §8: retry with a proof carrying the nonce of the DPoP-Nonce header).',
         ),
