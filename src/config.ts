@@ -81,6 +81,13 @@ export const configSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL')
       .optional(),
   ),
+  /** Where migrations run: the role that owns the tables; DATABASE_URL (the serving role) when unset. */
+  DATABASE_MIGRATION_URL: optionalString.pipe(
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection URL')
+      .optional(),
+  ),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   // PgBouncer and other transaction-pooling proxies (docs/operating.md): the LISTEN connection's own
   // URL (direct or a session-mode pool), and named prepared statements off where the pooler lacks them.

@@ -8,7 +8,8 @@ import { buildApp } from './app.js'
 import { runPrimary, workerCount } from './cluster.js'
 import { ConfigError, loadConfig } from './config.js'
 import { connectDatabase, type DatabaseHandle } from './db/connect.js'
-import { migrateToLatest } from './db/migrator.js'
+import { auditTrailIsRewritable } from './audit/audit.service.js'
+import { migrateThrough } from './db/migrator.js'
 import { PGliteLockedError } from './db/pglite-lock.js'
 import { systemClock } from './lib/clock.js'
 import { logFirstRunHint, runningFrom } from './first-run-hint.js'
@@ -56,8 +57,12 @@ async function main(): Promise<void> {
       preparedStatements: config.databasePreparedStatements,
     })
     if (cluster.isPrimary) {
-      const { applied } = await migrateToLatest(database.db)
+      const { applied } = await migrateThrough(database.db, config.databaseMigrationUrl)
       logger.info({ engine: database.engine, applied }, 'database ready')
+      if (database.engine === 'postgres' && (await auditTrailIsRewritable(database.db)))
+        logger.warn(
+          'the DATABASE_URL role owns the audit trail (or may update or delete it): a stolen connection could rewrite it; serve with a role of its own (docs/operating.md, "Database roles")',
+        )
     }
   } catch (err) {
     if (err instanceof PGliteLockedError) {

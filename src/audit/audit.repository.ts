@@ -106,3 +106,17 @@ export async function listAuditRows(db: Kysely<Database>, q: AuditQuery): Promis
     details: typeof r.details === 'string' ? (JSON.parse(r.details) as Record<string, unknown>) : r.details,
   }))
 }
+
+/**
+ * Whether the connected role can change the audit trail beyond appending: it owns audit_events (or
+ * is a member of its owner, who may disable the append-only triggers), is a superuser, or holds
+ * UPDATE, DELETE or TRUNCATE on it.
+ */
+export async function roleCanRewriteAuditTrail(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql<{ can: boolean }>`
+    select pg_has_role(current_user, c.relowner, 'USAGE')
+        or (select rolsuper from pg_roles where rolname = current_user)
+        or has_table_privilege(c.oid, 'UPDATE, DELETE, TRUNCATE') as can
+      from pg_class c where c.oid = 'audit_events'::regclass`.execute(db)
+  return rows[0]?.can ?? false
+}

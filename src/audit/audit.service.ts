@@ -10,7 +10,13 @@ import {
   type AuditEventType,
   type AuditRecorder,
 } from './audit-events.js'
-import { type AuditRow, type AuditRowInput, insertAuditRows, listAuditRows } from './audit.repository.js'
+import {
+  type AuditRow,
+  type AuditRowInput,
+  insertAuditRows,
+  listAuditRows,
+  roleCanRewriteAuditTrail,
+} from './audit.repository.js'
 
 export * from './audit-events.js'
 export type { AuditRow }
@@ -73,6 +79,12 @@ export function decodeCursor(cursor: string): { occurredAt: Date; id: string } |
 export function isAuditEventType(value: string): value is AuditEventType {
   return (AUDIT_EVENT_TYPES as readonly string[]).includes(value)
 }
+
+/**
+ * Whether the role the server serves with could change or delete audit rows (it owns the table, is
+ * a superuser, or was granted more than INSERT and SELECT): main.ts warns at start when it can.
+ */
+export const auditTrailIsRewritable = (db: Kysely<Database>): Promise<boolean> => roleCanRewriteAuditTrail(db)
 
 export function createAuditService(deps: { db: Kysely<Database>; clock: Clock; logger: Logger }) {
   const { db, clock, logger } = deps

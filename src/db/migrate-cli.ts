@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { ConfigError, loadConfig } from '../config.js'
 import { connectDatabase } from './connect.js'
-import { migrateToLatest } from './migrator.js'
+import { migrateThrough } from './migrator.js'
 import { PGliteLockedError } from './pglite-lock.js'
 
 /** `npm run migrate`: brings the configured database (PostgreSQL or PGlite in DATA_DIR) to the newest schema. */
@@ -15,7 +15,7 @@ try {
     preparedStatements: config.databasePreparedStatements,
   })
   try {
-    const { applied } = await migrateToLatest(database.db)
+    const { applied } = await migrateThrough(database.db, config.databaseMigrationUrl)
     process.stdout.write(applied.length ? `applied: ${applied.join(', ')}\n` : 'already up to date\n')
   } finally {
     await database.close()

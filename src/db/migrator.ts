@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, Migrator, sql } from 'kysely'
 import { migrations as allMigrations } from '../../migrations/index.js'
+import { connectDatabase } from './connect.js'
 
 export interface MigrationReport {
   applied: string[]
@@ -50,6 +51,23 @@ export async function migrateToLatest(
     if (!isLockConflict(error) || Date.now() >= until)
       throw error instanceof Error ? error : new Error(String(error))
     await new Promise((resolve) => setTimeout(resolve, Math.min(50 * attempt, 1_000)))
+  }
+}
+
+/**
+ * Migrates through `migrationUrl` when it is set (DATABASE_MIGRATION_URL: the role that owns the
+ * tables, so that the serving role need not), else through the serving connection `db`.
+ */
+export async function migrateThrough(
+  db: Kysely<any>,
+  migrationUrl: string | undefined,
+): Promise<MigrationReport> {
+  if (!migrationUrl) return migrateToLatest(db)
+  const owner = await connectDatabase({ databaseUrl: migrationUrl, poolSize: 1 })
+  try {
+    return await migrateToLatest(owner.db)
+  } finally {
+    await owner.close()
   }
 }
 

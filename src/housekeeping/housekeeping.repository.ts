@@ -193,9 +193,21 @@ export const HOUSEKEEPING_STEPS = [
     ),
   },
   {
-    // The one DELETE the append-only audit trail allows: rows past AUDIT_RETENTION.
+    // The one DELETE the append-only audit trail allows: rows past AUDIT_RETENTION. A serving role
+    // without DELETE on it (docs/operating.md, "Database roles") leaves that to the owner.
     name: 'audit_events',
-    batch: single('audit_events', 'id', 'occurred_at', (c) => sql`occurred_at < ${c.auditBefore}`),
+    batch: async (trx: Kysely<Database>, c: Cutoffs, limit: number): Promise<BatchResult> => {
+      const { rows } = await sql<{
+        allowed: boolean
+      }>`select has_table_privilege('audit_events', 'DELETE') as allowed`.execute(trx)
+      if (!rows[0]?.allowed) return { deleted: {}, more: false }
+      return single(
+        'audit_events',
+        'id',
+        'occurred_at',
+        (k) => sql`occurred_at < ${k.auditBefore}`,
+      )(trx, c, limit)
+    },
   },
 ] as const
 
