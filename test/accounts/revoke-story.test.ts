@@ -52,7 +52,8 @@ it('a user revokes a third-party app and on the very next request its tokens are
   const accessToken = String(tokens.body.access_token)
   const refreshToken = String(tokens.body.refresh_token)
   expect((await introspect(accessToken)).body.active).toBe(true)
-  expect((await introspect(refreshToken)).body.active).toBe(true)
+  // Refresh tokens are the authorization server's alone: never active for a resource server.
+  expect((await introspect(refreshToken)).body).toEqual({ active: false })
 
   // The user opens their connected apps and revokes it.
   const apps = await browser.request('/account/apps')
