@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest'
 const text = readFileSync('SECURITY.md', 'utf8')
 const rows = text.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| threat'))
 const threatRows = rows.filter((line) => !/^\|\s*-+/.test(line))
-const reference = /`((?:packages\/[^/`]+\/)?test\/[^`]+\.test\.ts)` › “([^”]+)”/g
+const reference = /`((?:examples\/[\w-]+\/|packages\/[\w-]+\/)?test\/[^`]+\.test\.ts)` › “([^”]+)”/g
 
 function referencesOf(line: string) {
   return [...line.matchAll(reference)].map((m) => ({ file: m[1] as string, name: m[2] as string }))
