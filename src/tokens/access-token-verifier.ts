@@ -18,8 +18,11 @@ export type AccessTokenVerification =
 
 export interface VerificationKeys {
   verificationKey(kid: string): Promise<VerificationKey | undefined>
-  /** A key removed in an emergency: its tokens are refused even when remembered as verified. */
-  isRevoked?(kid: string): boolean
+  /**
+   * Whether tokens of a kid remembered as verified are still trusted: false once the key is revoked,
+   * or retired past the JWKS cut-off (its kid gone from the JWKS), or forgotten.
+   */
+  isTrusted?(kid: string): boolean
 }
 
 /** Far longer than any access token we sign; a longer string is not worth parsing. */
@@ -89,7 +92,7 @@ export function createAccessTokenVerifier(
     async verify(token: string): Promise<AccessTokenVerification> {
       const known = verified.get(token)
       if (known) {
-        if (keys.isRevoked?.(known.kid)) return { ok: false, reason: 'unknown_key' }
+        if (keys.isTrusted && !keys.isTrusted(known.kid)) return { ok: false, reason: 'unknown_key' }
         return checkExpiry(known.claims)
       }
       if (token.length > MAX_TOKEN_LENGTH) return { ok: false, reason: 'malformed_token' }

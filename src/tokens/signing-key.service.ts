@@ -82,6 +82,8 @@ export interface VerificationKey {
   kid: string
   alg: SigningAlg
   publicKey: KeyObject
+  /** When it stopped signing (ms since the epoch); null while it may sign. */
+  retiredAt: number | null
 }
 
 /** What a key-encryption-key store offers when the server keeps the key itself (runtime-secrets.ts). */
@@ -181,9 +183,25 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     return ring
   }
 
-  function toVerificationKey(k: Pick<SigningKeyInfo, 'kid' | 'alg' | 'publicJwk'>): VerificationKey {
+  function toVerificationKey(
+    k: Pick<SigningKeyInfo, 'kid' | 'alg' | 'publicJwk' | 'retiredAt'>,
+  ): VerificationKey {
     const publicKey = createPublicKey({ key: k.publicJwk as never, format: 'jwk' })
-    return { kid: k.kid, alg: k.alg as SigningAlg, publicKey }
+    return { kid: k.kid, alg: k.alg as SigningAlg, publicKey, retiredAt: k.retiredAt?.getTime() ?? null }
+  }
+
+  /**
+   * Whether tokens of this key may still be alive: not revoked, and not retired before the JWKS
+   * cut-off (a token lifetime plus PUBLISH_MARGIN_SECONDS ago), read on every call, so a key in memory
+   * leaves on the second it leaves the JWKS, on every instance. The active key counts as retired from
+   * the moment a due pending key replaced it, even before a reload says so.
+   */
+  function trusted(key: VerificationKey): boolean {
+    if (revokedKids.has(key.kid)) return false
+    const n = next
+    const replacedAt =
+      key.retiredAt ?? (n && n.signer.kid !== key.kid && key.kid === active?.kid ? n.activatesAt : null)
+    return replacedAt === null || replacedAt > publishedCutoff().getTime()
   }
 
   /** Decrypts a stored key, reusing what is already in memory for the same kid. */
@@ -526,6 +544,15 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     /** A revoked key's tokens verify nowhere, whatever a cache remembers (memory; see reload). */
     isRevoked: (kid: string): boolean => revokedKids.has(kid),
     /**
+     * Whether a token of this kid, remembered as verified, may still be trusted: the key is known,
+     * not revoked, and not retired past the JWKS cut-off (memory only: the hot path).
+     */
+    isTrusted(kid: string): boolean {
+      const key =
+        verificationKeys.get(kid) ?? (next?.signer.kid === kid ? next.signer.verification : undefined)
+      return key !== undefined && trusted(key)
+    },
+    /**
      * The public key a token names by kid, from memory. An unknown kid of the right shape costs one
      * primary-key lookup, so a key made by a rotation on another instance is found before the next
      * poll; callers are authenticated resource servers or identified clients.
@@ -533,7 +560,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     async verificationKey(kid: string): Promise<VerificationKey | undefined> {
       if (revokedKids.has(kid)) return undefined
       const known = verificationKeys.get(kid)
-      if (known) return known
+      if (known) return trusted(known) ? known : undefined
       const n = next
       if (n && n.signer.kid === kid && clock.now().getTime() >= n.activatesAt) return n.signer.verification
       // A kid is a base64url RFC 7638 thumbprint; anything else is looked up nowhere.
@@ -541,6 +568,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
       const stored = await findVerificationSigningKey(db, kid, publishedCutoff(), clock.now())
       if (!stored || revokedKids.has(kid)) return undefined
       const key = toVerificationKey(stored)
+      if (!trusted(key)) return undefined
       verificationKeys = new Map(verificationKeys).set(kid, key)
       return key
     },

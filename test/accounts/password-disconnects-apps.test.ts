@@ -81,6 +81,23 @@ async function auditOf(userId: string, types: string) {
   return res.json().events as { type: string; details: Record<string, unknown> }[]
 }
 
+/** Disconnected, every revocation on the feed, a grant.revoked row each and the password row's count. */
+async function expectDisconnectedEverywhere(
+  parties: Party[],
+  tokens: TokenBody[],
+  type: 'password.reset' | 'password.changed',
+  reason: string,
+) {
+  await expectDisconnected(parties, tokens)
+  const events = await feed.newEvents()
+  for (const tk of tokens) expect(revokes(events, tk.access_token)).toBe(true)
+  const audit = await auditOf(parties[0]!.userId, `${type},grant.revoked`)
+  expect(audit.filter((e) => e.type === 'grant.revoked').map((e) => e.details.reason)).toEqual(
+    tokens.map(() => reason),
+  )
+  expect(audit.find((e) => e.type === type)?.details).toMatchObject({ apps_disconnected: tokens.length })
+}
+
 describe('a password reset', () => {
   it('revokes every grant of the user, announces it on the feed, and audits it', async () => {
     const { party, other, tokens } = await userWithTwoApps()
@@ -101,15 +118,7 @@ describe('a password reset', () => {
     })
     expect(res.statusCode, res.body).toBe(200)
     expect(res.body).toContain('every application connected to your account is disconnected')
-    await expectDisconnected([party, other], tokens)
-    const events = await feed.newEvents()
-    for (const tk of tokens) expect(revokes(events, tk.access_token)).toBe(true)
-    const audit = await auditOf(party.userId, 'password.reset,grant.revoked')
-    expect(audit.filter((e) => e.type === 'grant.revoked').map((e) => e.details.reason)).toEqual([
-      'password_reset',
-      'password_reset',
-    ])
-    expect(audit.find((e) => e.type === 'password.reset')?.details).toMatchObject({ apps_disconnected: 2 })
+    await expectDisconnectedEverywhere([party, other], tokens, 'password.reset', 'password_reset')
     await expectInvariants(t.database.db)
   })
 })
@@ -135,15 +144,7 @@ describe('one’s own password change', () => {
     const res = await change(email, { disconnect_apps: 'yes' })
     expect(res.statusCode, res.body).toBe(200)
     expect(res.body).toContain('2 applications were disconnected')
-    await expectDisconnected([party, other], tokens)
-    const events = await feed.newEvents()
-    for (const tk of tokens) expect(revokes(events, tk.access_token)).toBe(true)
-    const audit = await auditOf(party.userId, 'password.changed,grant.revoked')
-    expect(audit.filter((e) => e.type === 'grant.revoked').map((e) => e.details.reason)).toEqual([
-      'password_changed',
-      'password_changed',
-    ])
-    expect(audit.find((e) => e.type === 'password.changed')?.details).toMatchObject({ apps_disconnected: 2 })
+    await expectDisconnectedEverywhere([party, other], tokens, 'password.changed', 'password_changed')
   })
 
   it('without it: the applications keep working, and the audit row says none was disconnected', async () => {

@@ -108,14 +108,15 @@ it('a standard client completes the flow and refreshes; a resource server verifi
   expect(decodeProtectedHeader(refreshed.access_token).kid).toBe(protectedHeader.kid)
   await jwtVerify(refreshed.access_token, jwks, { issuer: as.issuer, audience: t.config.accessTokenAudience })
 
-  // A lost response retried at once (REFRESH_REUSE_WINDOW): the same successor refresh token (one
-  // lineage, no branch), and it works.
+  // A lost response retried at once (REFRESH_REUSE_WINDOW): a fresh access token with the same
+  // refresh token (one lineage), which works.
   const retried = await oauth.processRefreshTokenResponse(
     as,
     client,
     await oauth.refreshTokenGrantRequest(as, client, auth, tokens.refresh_token!, insecure),
   )
   expect(retried.refresh_token).toBe(refreshed.refresh_token)
+  expect(retried.access_token).not.toBe(refreshed.access_token)
   await jwtVerify(retried.access_token, jwks, { issuer: as.issuer, audience: t.config.accessTokenAudience })
   await oauth.processRefreshTokenResponse(
     as,

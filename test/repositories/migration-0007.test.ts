@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as m0007 from '../../migrations/0007_refresh_retry_window.js'
-import { sha256 } from '../../src/lib/secrets.js'
+import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { createParty, exchangeCode, jwtClaims, tokenRequest } from '../helpers/fixtures.js'
 
@@ -36,8 +36,19 @@ describe('migration 0007: the refresh retry window', () => {
         client_id: party.client.id,
       })
     const first = (await refresh()).json()
-    const retry = (await refresh()).json()
     const familyId = jwtClaims(start.access_token).family_id as string
+    // A branch as 0007's rule made one (a retry's own token); since 0013 a retry makes none.
+    const retry = { refresh_token: randomToken() }
+    await t.database.db
+      .insertInto('refresh_tokens')
+      .values({
+        token_hash: sha256(retry.refresh_token),
+        family_id: familyId,
+        scopes: ['links:read'],
+        created_at: t.clock.now(),
+        expires_at: new Date(t.clock.now().getTime() + 600_000),
+      })
+      .execute()
     const heads = async () =>
       (
         await t.database.db

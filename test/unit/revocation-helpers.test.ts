@@ -49,7 +49,7 @@ describe('access token verifier', () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   const key = { kid: 'k'.repeat(43), alg: 'ES256' as const }
   const verifier = createAccessTokenVerifier({ issuer: 'https://as.example' }, clock, {
-    verificationKey: async (kid) => (kid === key.kid ? { ...key, publicKey } : undefined),
+    verificationKey: async (kid) => (kid === key.kid ? { ...key, publicKey, retiredAt: null } : undefined),
   })
   const now = Math.floor(clock.now().getTime() / 1000)
   const claims = {

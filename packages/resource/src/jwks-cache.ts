@@ -20,8 +20,14 @@ export const SIGNATURE_ALGORITHMS = [
   'PS512',
 ] as const
 
-/** Even without a rotation, a removed (compromised) key stops verifying within this time. */
-const MAX_AGE_MS = 5 * 60_000
+/**
+ * A key that has left the authorization server's JWKS (retired or removed) stops verifying within
+ * this time, whatever is cached: a set older than this is fetched again before any token is checked
+ * against it (and a fetch that fails then answers 503, never the old set). The set is refreshed in
+ * the background from REFRESH_AFTER_MS on, so a busy API rarely waits.
+ */
+export const JWKS_MAX_AGE_MS = 5 * 60_000
+const REFRESH_AFTER_MS = 60_000
 
 const EC_ALG: Record<string, string> = { 'P-256': 'ES256', 'P-384': 'ES384', 'P-521': 'ES512' }
 
@@ -59,6 +65,11 @@ export interface JwksCache {
    * old set), then the set is fetched again. Tokens it signed fail with unknown_key.
    */
   revokeKey(kid: string, until: number): Promise<void>
+  /**
+   * Makes sure the set in memory is younger than JWKS_MAX_AGE_MS (fetching it again, awaited, when it
+   * is not; in the background once it is older than a minute). Throws when it cannot be fetched.
+   */
+  ensureFresh(): Promise<void>
   /** Grows when a refetch drops a kid: what was verified with a dropped key must be verified again. */
   readonly generation: number
   readonly fetches: number
@@ -72,8 +83,15 @@ export interface JwksCache {
  */
 export function createJwksCache(
   jwksUri: URL,
-  options: { fetch: Fetch; refetchFloorMs: number; onError?: (err: unknown) => void },
+  options: {
+    fetch: Fetch
+    refetchFloorMs: number
+    onError?: (err: unknown) => void
+    /** Milliseconds of a monotonic clock (performance.now by default; tests move it). */
+    now?: () => number
+  },
 ): JwksCache {
+  const now = options.now ?? (() => performance.now())
   let keySet: JWTVerifyGetKey | undefined
   let kids = new Set<string>()
   let fetchedAt = -Infinity
@@ -99,7 +117,7 @@ export function createJwksCache(
 
   async function fetchSet(): Promise<void> {
     fetches++
-    attemptedAt = performance.now()
+    attemptedAt = now()
     const res = await options.fetch(jwksUri, {
       headers: { accept: 'application/jwk-set+json, application/json' },
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
@@ -112,7 +130,7 @@ export function createJwksCache(
         return key ? [key] : []
       }),
     )
-    fetchedAt = performance.now()
+    fetchedAt = now()
   }
 
   function refresh(): Promise<void> {
@@ -137,14 +155,19 @@ export function createJwksCache(
     return true
   }
 
+  async function ensureFresh(): Promise<void> {
+    const age = now() - fetchedAt
+    if (!keySet || age > JWKS_MAX_AGE_MS) await refresh()
+    else if (age > REFRESH_AFTER_MS && !inFlight) refresh().catch(options.onError ?? (() => {}))
+  }
+
   const getKey: JWTVerifyGetKey = async (header, token) => {
-    if (!keySet) await refresh()
-    else if (performance.now() - fetchedAt > MAX_AGE_MS) refresh().catch(options.onError ?? (() => {}))
+    await ensureFresh()
     try {
       return await keySet!(header, token)
     } catch (err) {
       if (!(err instanceof errors.JWKSNoMatchingKey)) throw err
-      if (!(await refetchSince(performance.now() - options.refetchFloorMs))) throw err
+      if (!(await refetchSince(now() - options.refetchFloorMs))) throw err
       return keySet!(header, token)
     }
   }
@@ -152,13 +175,14 @@ export function createJwksCache(
   async function revokeKey(kid: string, until: number): Promise<void> {
     revoked.set(kid, Math.max(until, revoked.get(kid) ?? 0))
     install(keys) // at once, before any fetch
-    await refetchSince(performance.now()).catch(options.onError ?? (() => {}))
+    await refetchSince(now()).catch(options.onError ?? (() => {}))
   }
 
   return {
     getKey,
     load: refresh,
     refetchSince,
+    ensureFresh,
     revokeKey,
     get generation() {
       return generation

@@ -139,6 +139,11 @@ export function createJwksTokenVerifier(options: JwksTokenVerifierOptions) {
 
   return {
     async verify(token: string): Promise<AccessTokenClaims> {
+      // Before the cache: a remembered token whose key has left the JWKS must not outlive the set's
+      // maximum age (a refetch that drops its kid moves the generation on).
+      await options.jwks.ensureFresh().catch(() => {
+        throw new VerifierUnavailableError()
+      })
       const known = verified.get(token)
       if (known && known.generation === options.jwks.generation) {
         checkTimes(known.claims, nowSeconds(), leeway)
