@@ -19,7 +19,11 @@ import { captureLogger } from '../../../test/helpers/resource.js'
 import { freePort } from '../../../test/helpers/net.js'
 import { registerApi } from '../../../test/helpers/resource-apis.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
-import { AGENT_REDIRECT_URI, type AgentRegistration, BrowserAgentProvider } from './mcp-agent.js'
+import {
+  AGENT_REDIRECT_URI,
+  type AgentRegistration,
+  BrowserAgentProvider,
+} from '../../../test/helpers/mcp-agent.js'
 
 /**
  * The links API's MCP endpoint with the official SDK client (Client + StreamableHTTPClientTransport

@@ -4,7 +4,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js'
-import { HttpBrowser } from '../../../test/helpers/http-browser.js'
+import { HttpBrowser } from './http-browser.js'
 
 /** The agent's redirect URI: the test reads the code from it rather than listening there. */
 export const AGENT_REDIRECT_URI = 'https://agent.example/callback'
