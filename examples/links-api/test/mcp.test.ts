@@ -3,7 +3,9 @@ import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resourc
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { accessTokenHash } from '@linkauth/resource/dpop'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dpopKey, dpopProof } from '../../../test/helpers/dpop.js'
 import { buildLinksApp } from '../src/app.js'
 import { listenTestApp, type TestApp } from '../../../test/helpers/app.js'
 import {
@@ -454,5 +456,58 @@ describe('HTTP rules of the transport', () => {
     expect(res.res.headers.get('www-authenticate')).toContain(
       `Bearer realm="links-mcp", resource_metadata="${linksBase}/.well-known/oauth-protected-resource/mcp"`,
     )
+  })
+})
+
+describe('DPoP', () => {
+  it('a DPoP-bound token for /mcp works with its proof, and not as a Bearer token', async () => {
+    const s = await seed(t)
+    const key = await dpopKey()
+    const browser = new HttpBrowser(issuer)
+    const query = new URLSearchParams({ ...s.params, code_challenge: CHALLENGE, resource: mcpUrl.href })
+    const callback = await browser.signInAndAllow(`/oauth/authorize?${query}`, s.email, PASSWORD)
+    const exchange = await fetch(`${issuer}/api/oauth/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        dpop: await dpopProof(key, { issuer, now: new Date() }),
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        code_verifier: VERIFIER,
+        client_id: s.client.id,
+        redirect_uri: REDIRECT_URI,
+        resource: mcpUrl.href,
+      }),
+    })
+    const body = (await exchange.json()) as { access_token: string; token_type: string }
+    expect(body.token_type).toBe('DPoP')
+    const bound = body.access_token
+    const proof = () =>
+      dpopProof(key, {
+        issuer,
+        now: new Date(),
+        claims: { htm: 'POST', htu: mcpUrl.href, ath: accessTokenHash(bound) },
+      })
+    const init = await post(initialize, { authorization: `DPoP ${bound}`, dpop: await proof() })
+    expect(init.res.status).toBe(200)
+    const session = init.res.headers.get('mcp-session-id')!
+    const created = await post(
+      {
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'tools/call',
+        params: { name: 'create_link', arguments: { target_url: 'https://shop.example/dpop' } },
+      },
+      { authorization: `DPoP ${bound}`, dpop: await proof(), 'mcp-session-id': session },
+    )
+    expect(created.res.status).toBe(200)
+    expect(created.json?.result).toMatchObject({
+      structuredContent: { target_url: 'https://shop.example/dpop' },
+    })
+    const asBearer = await post(initialize, { authorization: `Bearer ${bound}` })
+    expect(asBearer.res.status).toBe(401)
+    expect(asBearer.json).toMatchObject({ error: 'invalid_token' })
   })
 })
