@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
 import { z } from 'zod'
 import { type LinkTool, toolError } from './link-tools.js'
 
@@ -8,6 +9,12 @@ const SERVER_INFO = { name: 'linkauth-links-api', title: 'Short links', version:
 const INSTRUCTIONS =
   'Short links of the signed-in user: create them, list them by tag, read their click statistics. ' +
   'Tools that change links need the links:write scope, the others links:read.'
+
+/**
+ * One JSON Schema validator for every server: the SDK makes a new Ajv per server unless given one,
+ * which was most of the cost of a call (a server is made per request).
+ */
+const validator = new AjvJsonSchemaValidator()
 
 /** A tool's SDK registration, built once: each request's server only registers it. */
 interface PreparedTool {
@@ -45,7 +52,11 @@ export function prepareTools(tools: readonly LinkTool[]): PreparedTool[] {
  * JSON as text for clients that read only text.
  */
 export function linksMcpServer(prepared: readonly PreparedTool[], owner: string): McpServer {
-  const server = new McpServer(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: validator,
+  })
   for (const { tool, config } of prepared)
     server.registerTool(tool.name, config, async (args: Record<string, unknown>) => {
       try {
