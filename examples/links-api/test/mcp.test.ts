@@ -98,6 +98,33 @@ async function connectAgent(provider: BrowserAgentProvider) {
   return { client, transport }
 }
 
+/**
+ * A token for `resource` the way an ordinary app gets one (no MCP client): the user signs in and
+ * allows in a browser, the app exchanges the code naming the resource, with a DPoP proof if given.
+ */
+async function appToken(resource: string, dpop?: string) {
+  const s = await seed(t)
+  const query = new URLSearchParams({ ...s.params, code_challenge: CHALLENGE, resource })
+  const callback = await new HttpBrowser(issuer).signInAndAllow(
+    `/oauth/authorize?${query}`,
+    s.email,
+    PASSWORD,
+  )
+  const exchange = await fetch(`${issuer}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(dpop ? { dpop } : {}) },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      code_verifier: VERIFIER,
+      client_id: s.client.id,
+      redirect_uri: REDIRECT_URI,
+      resource,
+    }),
+  })
+  return (await exchange.json()) as { access_token: string; token_type: string }
+}
+
 /** A raw POST to /mcp, for what the SDK client never sends. */
 async function post(body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(mcpUrl, {
@@ -210,27 +237,7 @@ describe('audiences', () => {
     expect(atRest.headers.get('www-authenticate')).toContain('error="invalid_token"')
 
     // A token for the REST API, asked for with its resource identifier.
-    const s = await seed(t)
-    const browser = new HttpBrowser(issuer)
-    const query = new URLSearchParams({
-      ...s.params,
-      code_challenge: CHALLENGE,
-      resource: `${linksBase}/api`,
-    })
-    const callback = await browser.signInAndAllow(`/oauth/authorize?${query}`, s.email, PASSWORD)
-    const exchange = await fetch(`${issuer}/api/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        code_verifier: VERIFIER,
-        client_id: s.client.id,
-        redirect_uri: REDIRECT_URI,
-        resource: `${linksBase}/api`,
-      }),
-    })
-    const restToken = ((await exchange.json()) as { access_token: string }).access_token
+    const restToken = (await appToken(`${linksBase}/api`)).access_token
     expect(
       (await fetch(`${linksBase}/api/links`, { headers: { authorization: `Bearer ${restToken}` } })).status,
     ).toBe(200)
@@ -461,27 +468,8 @@ describe('HTTP rules of the transport', () => {
 
 describe('DPoP', () => {
   it('a DPoP-bound token for /mcp works with its proof, and not as a Bearer token', async () => {
-    const s = await seed(t)
     const key = await dpopKey()
-    const browser = new HttpBrowser(issuer)
-    const query = new URLSearchParams({ ...s.params, code_challenge: CHALLENGE, resource: mcpUrl.href })
-    const callback = await browser.signInAndAllow(`/oauth/authorize?${query}`, s.email, PASSWORD)
-    const exchange = await fetch(`${issuer}/api/oauth/token`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        dpop: await dpopProof(key, { issuer, now: new Date() }),
-      },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code')!,
-        code_verifier: VERIFIER,
-        client_id: s.client.id,
-        redirect_uri: REDIRECT_URI,
-        resource: mcpUrl.href,
-      }),
-    })
-    const body = (await exchange.json()) as { access_token: string; token_type: string }
+    const body = await appToken(mcpUrl.href, await dpopProof(key, { issuer, now: new Date() }))
     expect(body.token_type).toBe('DPoP')
     const bound = body.access_token
     const proof = () =>
