@@ -17,6 +17,7 @@ import {
 } from './authorize-request.js'
 import type { PendingAuthorization } from './authorize.service.js'
 import type { Client } from '../clients/client.service.js'
+import { isNativeRedirectUri, redirectUriMatches } from '../clients/redirect-uri.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
 import { authorizationTargets } from './resource-targets.js'
@@ -52,7 +53,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
   async function trustedClient(clientId: string, redirectUri: string) {
     const client = await services.clients.findActiveClient(clientId)
     if (!client) throw new OAuthError('invalid_client', 'No enabled application has this client_id.', 400)
-    if (!client.redirectUris.includes(redirectUri)) {
+    if (!redirectUriMatches(client.redirectUris, redirectUri)) {
       throw new OAuthError('invalid_request', 'This redirect_uri is not registered for the application.')
     }
     return client
@@ -70,7 +71,8 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     target: { clientId: string; redirectUri: string },
   ) {
     const sessionToken = request.cookies[cookies.sessionCookieName]
-    if (!sessionToken) return undefined
+    // A native app's redirect URI is never answered without the user (RFC 8252 §8.6).
+    if (!sessionToken || isNativeRedirectUri(target.redirectUri)) return undefined
     const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
     // Resource indicators need their registry looked up: the long way, which does it.
     if (!result.ok || result.request.prompt.some((p) => p !== 'none') || result.request.resources.length > 0)
@@ -97,15 +99,29 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       const target = pending ?? (await services.authorize.createPending(auth))
       return reply.header('cache-control', 'no-store').redirect(`/login?request=${target.id}`, 303)
     }
-    if (!auth.prompt.includes('consent')) {
+    // RFC 8252 §8.6: anyone can claim a native app's client_id and listen at its redirect URI, so
+    // a remembered consent becomes a one-click confirmation there, never a silent code.
+    const native = isNativeRedirectUri(auth.redirectUri)
+    if (!auth.prompt.includes('consent') && !native) {
       const result = await services.authorize.issueWithRememberedConsent(auth, session.userId, pending?.id)
       if (result === 'gone') throw new ProblemError(400, GONE)
       if (result !== 'ask') return toClient(reply, auth, { code: result.code })
     }
     if (wantsNone)
-      return redirectError(reply, auth, 'consent_required', 'The user has not approved this access.')
+      return redirectError(
+        reply,
+        auth,
+        'consent_required',
+        native
+          ? 'The user confirms every authorization of an application on their device.'
+          : 'The user has not approved this access.',
+      )
+    const confirmOnly =
+      native &&
+      !auth.prompt.includes('consent') &&
+      (await services.authorize.isCoveredByLiveGrant(auth, session.userId))
     const target = pending ?? (await services.authorize.createPending(auth))
-    return showConsent(reply, target, client, session)
+    return showConsent(reply, target, client, session, confirmOnly)
   }
 
   async function showConsent(
@@ -113,6 +129,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
     pending: PendingAuthorization,
     client: ConsentClient,
     session: SignInSession,
+    confirmOnly = false,
   ) {
     allowFormRedirectTo(reply, pending.redirectUri)
     const targets =
@@ -131,6 +148,7 @@ export function authorizeRoutes(services: AuthorizeServices, config: Pick<Config
       requestId: pending.id,
       csrfToken: csrfToken(session.csrfSecret, authorizeBinding(pending.id)),
       logoutCsrfToken: csrfToken(session.csrfSecret, LOGOUT_BINDING),
+      confirmOnly,
     })
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
   }

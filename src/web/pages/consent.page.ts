@@ -40,12 +40,27 @@ export function consentPage(options: {
   requestId: string
   csrfToken: string
   logoutCsrfToken: string
+  /**
+   * The user already allowed all this, but the redirect URI is a native app's (loopback or a
+   * private-use scheme), which anyone can claim (RFC 8252 §8.6): one click to go on, no silent code.
+   */
+  confirmOnly?: boolean
 }): string {
+  const confirmOnly = options.confirmOnly === true
   return page(
-    `Allow ${options.clientName}?`,
+    confirmOnly ? `Continue to ${options.clientName}?` : `Allow ${options.clientName}?`,
     html`<section class="card consent" aria-labelledby="title">
       <span class="monogram" aria-hidden="true">${monogram(options.clientName)}</span>
-      <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
+      ${
+        confirmOnly
+          ? html`<h1 id="title">Continue to <span class="app-name">${options.clientName}</span>?</h1>
+              <p class="confirm-notice">
+                You allowed this application before. It receives the answer on a device, where another
+                program could pretend to be it: continue only if you just started this from
+                ${options.clientName}.
+              </p>`
+          : html`<h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>`
+      }
       ${appAbout(options.clientName, options.about)}
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
@@ -74,8 +89,8 @@ export function consentPage(options: {
         <input type="hidden" name="request" value="${options.requestId}" />
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         <div class="actions">
-          <button type="submit" name="decision" value="allow" class="primary">Allow</button>
-          <button type="submit" name="decision" value="deny">Deny</button>
+          <button type="submit" name="decision" value="allow" class="primary">${confirmOnly ? 'Continue' : 'Allow'}</button>
+          <button type="submit" name="decision" value="deny">${confirmOnly ? 'Cancel' : 'Deny'}</button>
         </div>
       </form>
       <form method="post" action="/logout" class="switch-account" aria-label="Not you?">
