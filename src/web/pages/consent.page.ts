@@ -18,6 +18,36 @@ function monogram(name: string): string {
   return [...name.trim()][0]?.toUpperCase() ?? '?'
 }
 
+/**
+ * Who vouches for an application that came without the operator: the host of its client_id URL
+ * (a metadata document), or nobody (a dynamic registration). Absent for a registered application.
+ */
+export type Unverified =
+  { kind: 'metadata_document'; host: string; onDevice: boolean } | { kind: 'dynamic'; onDevice: boolean }
+
+function unverifiedNotice(name: string, unverified: Unverified) {
+  const device = unverified.onDevice
+    ? html` It runs on your computer: it receives the answer on this device.`
+    : ''
+  return unverified.kind === 'metadata_document'
+    ? html`<p class="unverified" role="note">
+        <strong>Not registered with this service.</strong> “${name}” is the name the application gives
+        itself; <strong class="client-host">${unverified.host}</strong> vouches for it. Allow only if you
+        know and trust ${unverified.host}.${device}
+      </p>`
+    : html`<p class="unverified" role="note">
+        <strong>Unverified application.</strong> It registered itself automatically and this service has
+        not checked who runs it; “${name}” is the name it gives itself.${device}
+      </p>`
+}
+
+/** The vouching host beside a metadata-document application's self-declared name. */
+function hostBeside(unverified: Unverified | undefined) {
+  return unverified?.kind === 'metadata_document'
+    ? html` <span class="client-host">(${unverified.host})</span>`
+    : ''
+}
+
 /** An API the request names (RFC 8707), with the requested scopes it serves. */
 export interface ConsentApi {
   name: string
@@ -45,6 +75,8 @@ export function consentPage(options: {
    * private-use scheme), which anyone can claim (RFC 8252 §8.6): one click to go on, no silent code.
    */
   confirmOnly?: boolean
+  /** Set for an application that came without the operator: labelled as not registered. */
+  unverified?: Unverified | undefined
 }): string {
   const confirmOnly = options.confirmOnly === true
   return page(
@@ -59,8 +91,9 @@ export function consentPage(options: {
                 program could pretend to be it: continue only if you just started this from
                 ${options.clientName}.
               </p>`
-          : html`<h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>`
+          : html`<h1 id="title"><span class="app-name">${options.clientName}</span>${hostBeside(options.unverified)} wants to use your account</h1>`
       }
+      ${options.unverified ? unverifiedNotice(options.clientName, options.unverified) : ''}
       ${appAbout(options.clientName, options.about)}
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
