@@ -14,7 +14,10 @@ export const AGENT_REDIRECT_URI = 'https://agent.example/callback'
  * as the authorization server gains them — by a client-id metadata document or dynamic registration,
  * each one more entry of this kind.
  */
-export type AgentRegistration = { kind: 'pre-registered'; clientId: string }
+export type AgentRegistration =
+  | { kind: 'pre-registered'; clientId: string }
+  /** The https URL of the agent's Client ID Metadata Document, which is its client_id. */
+  | { kind: 'metadata-document'; url: string }
 
 /**
  * The SDK's OAuth provider as an MCP host implements it, its user played by an HttpBrowser: where
@@ -40,8 +43,12 @@ export class BrowserAgentProvider implements OAuthClientProvider {
     private readonly options: { keepRefreshToken?: boolean } = {},
   ) {
     this.browser = new HttpBrowser(issuer)
-    this.client = { client_id: registration.clientId }
+    if (registration.kind === 'pre-registered') this.client = { client_id: registration.clientId }
+    else this.clientMetadataUrl = registration.url
   }
+
+  /** SEP-991: the SDK uses it as the client_id where the server supports metadata documents. */
+  readonly clientMetadataUrl: string | undefined
 
   get redirectUrl() {
     return AGENT_REDIRECT_URI

@@ -20,6 +20,11 @@ import { HttpBrowser } from '../../../test/helpers/http-browser.js'
 import { captureLogger } from '../../../test/helpers/resource.js'
 import { freePort } from '../../../test/helpers/net.js'
 import { registerApi } from '../../../test/helpers/resource-apis.js'
+import {
+  clientDocument,
+  type DocumentServer,
+  startDocumentServer,
+} from '../../../test/helpers/document-server.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
 import {
   AGENT_REDIRECT_URI,
@@ -40,9 +45,14 @@ let mcpVerifier: ResourceVerifier
 let linksApp: FastifyInstance
 let linksBase: string
 let mcpUrl: URL
+/** Where agents publish their Client ID Metadata Documents (HTTPS, trusted by linkauth in tests). */
+let documents: DocumentServer
 
 beforeAll(async () => {
-  ;({ t } = await listenTestApp({ env: { EVENTS_MAX_WAIT_SECONDS: '2' } }))
+  documents = await startDocumentServer()
+  ;({ t } = await listenTestApp({
+    env: { EVENTS_MAX_WAIT_SECONDS: '2', CLIENT_METADATA_TEST_CA: documents.caPath },
+  }))
   issuer = t.config.issuer
   const port = await freePort()
   linksBase = `http://127.0.0.1:${port}`
@@ -74,12 +84,29 @@ afterAll(async () => {
   await mcpVerifier?.close()
   await linksDb?.close()
   await t?.close()
+  await documents?.close()
 })
 
 /** A user and the agent's client as the operator registers it. */
-async function preRegistered(): Promise<{ registration: AgentRegistration; email: string }> {
+async function preRegistered(): Promise<{
+  registration: AgentRegistration & { kind: 'pre-registered' }
+  email: string
+}> {
   const s = await seed(t, { redirectUris: [AGENT_REDIRECT_URI, REDIRECT_URI] })
   return { registration: { kind: 'pre-registered', clientId: s.client.id }, email: s.email }
+}
+
+let published = 0
+/** A user, and the agent known by its Client ID Metadata Document (no registration at all). */
+async function metadataDocument(): Promise<{ registration: AgentRegistration; email: string }> {
+  const s = await seed(t)
+  const path = `/agents/${++published}.json`
+  const url = documents.url(path)
+  documents.publish(
+    path,
+    clientDocument(url, { client_name: 'Test agent', redirect_uris: [AGENT_REDIRECT_URI] }),
+  )
+  return { registration: { kind: 'metadata-document', url }, email: s.email }
 }
 
 /**
@@ -148,82 +175,82 @@ const initialize = {
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 }
 
-describe.each([{ name: 'a client registered by the operator', register: preRegistered }])(
-  'an agent with $name',
-  ({ register }) => {
-    it('from the bare URL to tools/list and tools/call: creates a link and reads its statistics', async () => {
-      const { registration, email } = await register()
-      const provider = new BrowserAgentProvider(issuer, registration, { email, password: PASSWORD })
-      const { client, transport } = await connectAgent(provider)
-      try {
-        // The user was sent to linkauth for this endpoint's own audience and the scopes it names.
-        const authorizeUrl = provider.authorizationUrls[0]!
-        expect(authorizeUrl.searchParams.get('resource')).toBe(mcpUrl.href)
-        expect(authorizeUrl.searchParams.get('scope')).toBe('links:read links:write')
-        expect(client.getServerVersion()?.name).toBe('linkauth-links-api')
+describe.each([
+  { name: 'a client registered by the operator', register: preRegistered },
+  { name: 'a client-id metadata document', register: metadataDocument },
+])('an agent with $name', ({ register }) => {
+  it('from the bare URL to tools/list and tools/call: creates a link and reads its statistics', async () => {
+    const { registration, email } = await register()
+    const provider = new BrowserAgentProvider(issuer, registration, { email, password: PASSWORD })
+    const { client, transport } = await connectAgent(provider)
+    try {
+      // The user was sent to linkauth for this endpoint's own audience and the scopes it names.
+      const authorizeUrl = provider.authorizationUrls[0]!
+      expect(authorizeUrl.searchParams.get('resource')).toBe(mcpUrl.href)
+      expect(authorizeUrl.searchParams.get('scope')).toBe('links:read links:write')
+      expect(client.getServerVersion()?.name).toBe('linkauth-links-api')
 
-        const { tools } = await client.listTools()
-        expect(tools.map((tool) => tool.name).sort()).toEqual([
-          'create_link',
-          'delete_link',
-          'get_link',
-          'link_stats',
-          'list_links',
-          'list_tags',
-          'update_link',
-        ])
-        const create = tools.find((tool) => tool.name === 'create_link')!
-        expect(create._meta).toEqual({ 'linkauth/scopes': ['links:write'] })
-        expect(create.description).toContain('links:write')
-        expect(create.inputSchema.properties).toHaveProperty('target_url')
-        expect(create.outputSchema?.properties).toHaveProperty('short_url')
-        expect(tools.find((tool) => tool.name === 'link_stats')!._meta).toEqual({
-          'linkauth/scopes': ['links:read'],
-        })
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'create_link',
+        'delete_link',
+        'get_link',
+        'link_stats',
+        'list_links',
+        'list_tags',
+        'update_link',
+      ])
+      const create = tools.find((tool) => tool.name === 'create_link')!
+      expect(create._meta).toEqual({ 'linkauth/scopes': ['links:write'] })
+      expect(create.description).toContain('links:write')
+      expect(create.inputSchema.properties).toHaveProperty('target_url')
+      expect(create.outputSchema?.properties).toHaveProperty('short_url')
+      expect(tools.find((tool) => tool.name === 'link_stats')!._meta).toEqual({
+        'linkauth/scopes': ['links:read'],
+      })
 
-        const created = await client.callTool({
-          name: 'create_link',
-          arguments: { target_url: 'https://shop.example/autumn', tags: ['Promo'] },
-        })
-        expect(created.isError).toBeFalsy()
-        const link = created.structuredContent as {
-          id: string
-          slug: string
-          short_url: string
-          tags: string[]
-        }
-        expect(link.short_url).toBe(`${linksBase}/${link.slug}`)
-        expect(link.tags).toEqual(['promo'])
-
-        // A visitor follows the short link; the agent reads the statistics.
-        const visit = await fetch(link.short_url, { redirect: 'manual' })
-        expect(visit.status).toBe(302)
-        const today = new Date().toISOString().slice(0, 10)
-        const stats = await client.callTool({
-          name: 'link_stats',
-          arguments: { id: link.id, from: today, to: today },
-        })
-        expect(stats.structuredContent).toMatchObject({
-          link_id: link.id,
-          total_clicks: 1,
-          clicks_in_range: 1,
-          days: [{ date: today, clicks: 1 }],
-        })
-
-        // The REST API's rules answer through the tool: a refusal the model can read.
-        const bad = await client.callTool({
-          name: 'create_link',
-          arguments: { target_url: 'ftp://x.example/' },
-        })
-        expect(bad.isError).toBe(true)
-        expect(JSON.stringify(bad.content)).toContain('invalid_request')
-        expect(transport.sessionId).toBeTruthy()
-      } finally {
-        await client.close()
+      const created = await client.callTool({
+        name: 'create_link',
+        arguments: { target_url: 'https://shop.example/autumn', tags: ['Promo'] },
+      })
+      expect(created.isError).toBeFalsy()
+      const link = created.structuredContent as {
+        id: string
+        slug: string
+        short_url: string
+        tags: string[]
       }
-    })
-  },
-)
+      expect(link.short_url).toBe(`${linksBase}/${link.slug}`)
+      expect(link.tags).toEqual(['promo'])
+
+      // A visitor follows the short link; the agent reads the statistics.
+      const visit = await fetch(link.short_url, { redirect: 'manual' })
+      expect(visit.status).toBe(302)
+      const today = new Date().toISOString().slice(0, 10)
+      const stats = await client.callTool({
+        name: 'link_stats',
+        arguments: { id: link.id, from: today, to: today },
+      })
+      expect(stats.structuredContent).toMatchObject({
+        link_id: link.id,
+        total_clicks: 1,
+        clicks_in_range: 1,
+        days: [{ date: today, clicks: 1 }],
+      })
+
+      // The REST API's rules answer through the tool: a refusal the model can read.
+      const bad = await client.callTool({
+        name: 'create_link',
+        arguments: { target_url: 'ftp://x.example/' },
+      })
+      expect(bad.isError).toBe(true)
+      expect(JSON.stringify(bad.content)).toContain('invalid_request')
+      expect(transport.sessionId).toBeTruthy()
+    } finally {
+      await client.close()
+    }
+  })
+})
 
 describe('audiences', () => {
   it('a token for /mcp is refused by the REST API, and a REST token is refused at /mcp', async () => {
