@@ -18,6 +18,8 @@ export type AgentRegistration =
   | { kind: 'pre-registered'; clientId: string }
   /** The https URL of the agent's Client ID Metadata Document, which is its client_id. */
   | { kind: 'metadata-document'; url: string }
+  /** Nothing: the SDK registers the agent at linkauth's registration endpoint (RFC 7591). */
+  | { kind: 'dynamic' }
 
 /**
  * The SDK's OAuth provider as an MCP host implements it, its user played by an HttpBrowser: where
@@ -44,7 +46,7 @@ export class BrowserAgentProvider implements OAuthClientProvider {
   ) {
     this.browser = new HttpBrowser(issuer)
     if (registration.kind === 'pre-registered') this.client = { client_id: registration.clientId }
-    else this.clientMetadataUrl = registration.url
+    else if (registration.kind === 'metadata-document') this.clientMetadataUrl = registration.url
   }
 
   /** SEP-991: the SDK uses it as the client_id where the server supports metadata documents. */
