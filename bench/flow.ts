@@ -12,7 +12,8 @@ export interface BenchParty {
   authorizePath: string
 }
 
-const REDIRECT_URI = 'http://127.0.0.1:9/callback'
+// An https redirect URI: a loopback one gets a one-click confirmation on every return (RFC 8252 §8.6).
+const REDIRECT_URI = 'https://bench.example/callback'
 
 /** POST to the admin API of the bench server. */
 export async function admin<T>(server: BenchServer, path: string, body: unknown): Promise<T> {

@@ -11,6 +11,7 @@ import * as m0009 from './0009_client_and_resource_server_lifecycle.js'
 import * as m0010 from './0010_signing_key_lifecycle.js'
 import * as m0011 from './0011_audit_trail.js'
 import * as m0013 from './0013_refresh_successor.js'
+import * as m0014 from './0014_client_registration.js'
 
 /** Every migration, in order. Names are frozen once landed. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_signing_key_lifecycle': m0010,
   '0011_audit_trail': m0011,
   '0013_refresh_successor': m0013,
+  '0014_client_registration': m0014,
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { auditAdminRoutes } from './audit/audit.routes.js'
 import { userAdminRoutes } from './accounts/user.routes.js'
+import { blockedClientAdminRoutes } from './clients/blocked-client.routes.js'
 import { clientAdminRoutes } from './clients/client.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { housekeepingAdminRoutes } from './housekeeping/housekeeping.routes.js'
@@ -34,6 +35,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
       config: options.config,
     })
     await admin.register(clientAdminRoutes(services))
+    await admin.register(blockedClientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))
     await admin.register(metricsRoute(services.metricsSource))

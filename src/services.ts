@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import { createAuditService } from './audit/audit.service.js'
@@ -46,6 +47,8 @@ export interface AppDeps {
   metricsSource?: (metrics: ReturnType<typeof createMetrics>) => MetricsSource
   /** Set when the key-encryption key lives in DATA_DIR (runtime-secrets.ts): `keys rekey` makes the new one. */
   keyEncryptionKeyStore?: KeyEncryptionKeyStore | undefined
+  /** Tests: how the host names of client_id URLs resolve (DNS by default). */
+  resolveHost?: (hostname: string) => Promise<string[]>
 }
 
 /** Wires every service once over the given dependencies. */
@@ -83,7 +86,15 @@ export function createServices(deps: AppDeps) {
   )
   const accessTokenStatus = createAccessTokenStatusService(db, clock, { revoked })
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
-  const clients = createClientService(db, clock, grants, audit.recorder)
+  const clients = createClientService(db, clock, grants, audit.recorder, {
+    config,
+    logger: deps.logger,
+    testCa:
+      config.clientMetadataTestCa === undefined
+        ? undefined
+        : readFileSync(config.clientMetadataTestCa, 'utf8'),
+    resolve: deps.resolveHost,
+  })
   const resourceServers = createResourceServerService(db, config, clock, grants, audit.recorder)
   const events = createEventFeedService({
     db,

@@ -3,7 +3,7 @@
  * newcomer. Starts linkauth (dist/, on DATABASE_URL or its embedded PGlite in DATA_DIR) unless one
  * already answers at LINKAUTH_URL; registers the links API as a resource server with its resource
  * identifier and scopes (once: the credentials are kept in $DATA_DIR/links-api-resource-server.json);
- * starts the links API; runs the authorization flow with a person in a browser, asking for a token
+ * registers its MCP endpoint (/mcp) the same way, as its own resource; starts the links API; runs the authorization flow with a person in a browser, asking for a token
  * for the links API (resource=); uses the token on the links API; and watches the
  * token stop working when the person revokes the application on /account/apps.
  *
@@ -14,6 +14,7 @@
  * to wait for the browser, 600), and every LINKS_* setting of the links API. Ctrl-C stops both
  * services.
  */
+import { protectedResourceMetadataUrl as mcpMetadataUrl } from '@linkauth/resource'
 import { type Metadata, say } from '../../scripts/authorization-flow.js'
 import {
   apiClient,
@@ -34,6 +35,7 @@ const LINKS: DemoApi = {
   label: 'the links API',
   scopes: ['links:read', 'links:write'],
   appName: 'links API demo',
+  mcp: { path: '/mcp', name: 'Links for AI agents', prefix: 'LINKS_MCP' },
 }
 const { url: linksUrl } = demoPlaces(env, LINKS)
 const api = apiClient(linksUrl)
@@ -78,7 +80,7 @@ async function watchRevocation(meta: Metadata, token: string, credentials: { id:
 async function main(): Promise<number> {
   const demo = await startDemo(env, LINKS)
   if ('exitCode' in demo) return demo.exitCode
-  const { token, tokenFile, meta, credentials } = demo
+  const { token, tokenFile, meta, credentials, mcpResource } = demo
 
   const created = await api('POST', '/api/links', token, {
     target_url: 'https://example.com/',
@@ -97,6 +99,15 @@ async function main(): Promise<number> {
   say(`   Try it yourself:`)
   say(`   curl -H "Authorization: Bearer $(cat ${tokenFile})" ${linksUrl}/api/links`)
   say()
+  if (mcpResource) {
+    say(`   Connect an AI agent (an MCP client) to ${mcpResource}`)
+    say(`   It finds linkauth at ${mcpMetadataUrl(mcpResource)}`)
+    say(`   and asks for a token for ${mcpResource} (its own audience; the token above is refused there).`)
+    say(`   MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", that URL,`)
+    say(`   client id of an app you registered: npm run cli -- clients create --name "My agent" \\`)
+    say(`     --redirect-uri http://localhost:6274/oauth/callback`)
+    say()
+  }
   say(`9. Now revoke "links API demo" on ${meta.issuer}/account/apps (you are signed in there).`)
   say(`   Watching: GET ${linksUrl}/api/links with the token, every ${WATCH_INTERVAL_MS} ms …`)
   await watchRevocation(meta, token, credentials)

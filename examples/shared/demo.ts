@@ -145,6 +145,11 @@ export interface DemoApi {
   scopes: string[]
   /** The demo application's name on the consent page. */
   appName: string
+  /**
+   * An MCP endpoint the API serves at `path` with its own registration (the links API's /mcp): its
+   * registered name, and the settings prefix of its identifier and credentials (`LINKS_MCP`).
+   */
+  mcp?: { path: string; name: string; prefix: string }
 }
 
 /**
@@ -174,7 +179,14 @@ export async function startDemo(
   env: NodeJS.ProcessEnv,
   api: DemoApi,
 ): Promise<
-  | { token: string; tokenFile: string; meta: Metadata; credentials: { id: string; secret: string } }
+  | {
+      token: string
+      tokenFile: string
+      meta: Metadata
+      credentials: { id: string; secret: string }
+      /** The MCP endpoint's resource identifier, when the API has one. */
+      mcpResource: string | undefined
+    }
   | { exitCode: number }
 > {
   const places = demoPlaces(env, api)
@@ -194,6 +206,24 @@ export async function startDemo(
     scopes: api.scopes,
   })
 
+  // The MCP endpoint is its own resource (its own audience), registered like any API.
+  const mcpResource = api.mcp && (env[`${api.mcp.prefix}_RESOURCE`] || `${places.url}${api.mcp.path}`)
+  const mcpCredentials =
+    api.mcp &&
+    (await resourceServer({
+      request,
+      given: {
+        id: env[`${api.mcp.prefix}_RESOURCE_SERVER_ID`],
+        secret: env[`${api.mcp.prefix}_RESOURCE_SERVER_SECRET`],
+      },
+      dataDir: places.dataDir,
+      key: `${api.dir}-mcp`,
+      name: api.mcp.name,
+      label: `its MCP endpoint`,
+      resource: mcpResource!,
+      scopes: api.scopes,
+    }))
+
   say(`Starting ${api.label} at ${places.url} …`)
   const child = start(
     ['--conditions=linkauth-source', '--import', 'tsx', `examples/${api.dir}/src/main.ts`],
@@ -206,6 +236,13 @@ export async function startDemo(
       [`${api.prefix}_RESOURCE_SERVER_ID`]: credentials.id,
       [`${api.prefix}_RESOURCE_SERVER_SECRET`]: credentials.secret,
       [`${api.prefix}_LOG_LEVEL`]: env[`${api.prefix}_LOG_LEVEL`] || 'warn',
+      ...(api.mcp && mcpCredentials
+        ? {
+            [`${api.mcp.prefix}_RESOURCE`]: mcpResource,
+            [`${api.mcp.prefix}_RESOURCE_SERVER_ID`]: mcpCredentials.id,
+            [`${api.mcp.prefix}_RESOURCE_SERVER_SECRET`]: mcpCredentials.secret,
+          }
+        : {}),
     },
   )
   await waitUntilReady(`${places.url}/readyz`, child, api.label)
@@ -235,7 +272,7 @@ export async function startDemo(
   writeFileSync(tokenFile, token, { mode: 0o600 })
   chmodSync(tokenFile, 0o600)
   say(`5. Received an access token for ${api.scopes.join(' ')} (kept in ${tokenFile}, mode 0600; not shown)`)
-  return { token, tokenFile, meta, credentials }
+  return { token, tokenFile, meta, credentials, mcpResource }
 }
 
 /** Throws (exit 1) when a call of the demo did not answer `status`, with what it answered instead. */

@@ -24,6 +24,35 @@ export async function verifierWhenReachable(
 }
 
 /**
+ * A verifier of `resource` with the API's verification settings (waiting for the authorization
+ * server): the API's own, or that of another endpoint it serves with its own registration (the
+ * links API's MCP endpoint).
+ */
+export function serviceVerifier(
+  config: ServiceConfig,
+  logger: Logger,
+  target: { resource: string; credentials: { id: string; secret: string } } = {
+    resource: config.resource,
+    credentials: config.resourceServer,
+  },
+): Promise<ResourceVerifier> {
+  return verifierWhenReachable(
+    () =>
+      createResourceVerifier({
+        issuer: config.issuer,
+        resource: target.resource,
+        credentials: target.credentials,
+        mode: config.verification,
+        introspectionCacheSeconds: config.introspectionCacheSeconds,
+        maxFeedStalenessSeconds: config.maxFeedStalenessSeconds,
+        logger,
+      }),
+    logger,
+    config.issuer,
+  )
+}
+
+/**
  * The process of an example API (`npm run links-api`, `npm run commerce-api`): the only place that
  * reads the environment and listens. Loads the configuration (exit 78 on a bad one), connects and
  * migrates the database, verifies tokens with @linkauth/resource (waiting for the authorization
@@ -64,20 +93,7 @@ export async function runService<C extends ServiceConfig, DB>(service: {
   try {
     const applied = await service.migrate(database.root)
     logger.info({ engine: config.databaseUrl ? 'postgres' : 'pglite', applied }, 'database ready')
-    verifier = await verifierWhenReachable(
-      () =>
-        createResourceVerifier({
-          issuer: config.issuer,
-          resource: config.resource,
-          credentials: config.resourceServer,
-          mode: config.verification,
-          introspectionCacheSeconds: config.introspectionCacheSeconds,
-          maxFeedStalenessSeconds: config.maxFeedStalenessSeconds,
-          logger,
-        }),
-      logger,
-      config.issuer,
-    )
+    verifier = await serviceVerifier(config, logger)
   } catch (err) {
     logger.fatal({ err, issuer: config.issuer }, 'cannot start: database or authorization server unavailable')
     await database.close()

@@ -304,6 +304,46 @@ export const COMMANDS: Command[] = [
     show: (r) => `enabled ${(r as ClientJson).client_id}; users authorize it again`,
   },
   {
+    name: 'clients block',
+    usage: 'clients block CLIENT_ID_URL [--reason TEXT]',
+    summary:
+      'block a client_id URL (a metadata-document application), seen or not: its grants are revoked, and it stays blocked whatever its document says',
+    options: { reason: { type: 'string', description: 'why, for whoever reads the block list later' } },
+    positionals: ['CLIENT_ID_URL'],
+    run: (request, v, [id]) =>
+      request('POST', '/admin/blocked-clients', {
+        client_id: id,
+        ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
+      }),
+    show: (r) => `blocked ${(r as { client_id: string }).client_id}`,
+  },
+  {
+    name: 'clients blocked',
+    usage: 'clients blocked',
+    summary: 'list the blocked client_id URLs',
+    options: {},
+    run: (request) => request('GET', '/admin/blocked-clients'),
+    show: (r) => {
+      const list = (r as { blocked: { client_id: string; reason: string | null; blocked_at: string }[] })
+        .blocked
+      if (list.length === 0) return 'no blocked client_id URLs'
+      return list
+        .map((b) => `${b.client_id}  since ${b.blocked_at}${b.reason ? `  (${b.reason})` : ''}`)
+        .join('\n')
+    },
+  },
+  {
+    name: 'clients unblock',
+    usage: 'clients unblock CLIENT_ID_URL',
+    summary:
+      'take a client_id URL off the block list (its application stays disabled until `clients enable`)',
+    options: {},
+    positionals: ['CLIENT_ID_URL'],
+    run: (request, _v, [id]) =>
+      request('DELETE', `/admin/blocked-clients?client_id=${encodeURIComponent(id!)}`),
+    show: () => 'unblocked',
+  },
+  {
     name: 'users create',
     usage: 'users create --email EMAIL --password PASSWORD',
     summary: 'create a user who can sign in',

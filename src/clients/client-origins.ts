@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { listEnabledRedirectUris } from './client.repository.js'
-import { redirectUriOrigin } from './redirect-uri.js'
+import { originKey, redirectUriOrigin } from './redirect-uri.js'
 
 /** How long a snapshot is trusted: how late a client disabled on another instance loses CORS here. */
 const MAX_AGE_MS = 60_000
@@ -49,8 +49,9 @@ export function createClientOrigins(db: Kysely<Database>, options: ClientOrigins
       for (const uri of client.redirectUris) {
         const target = redirectUriOrigin(uri)
         if (!target || !('web' in target)) continue
-        origins.add(target.web)
-        allOrigins.add(target.web)
+        // A loopback origin is kept without its port: it matches on any port (RFC 8252 §7.3).
+        origins.add(originKey(target.web))
+        allOrigins.add(originKey(target.web))
       }
       originsByClient.set(client.id, origins)
     }
@@ -93,11 +94,12 @@ export function createClientOrigins(db: Kysely<Database>, options: ClientOrigins
   return {
     /** Whether some enabled client has a redirect URI at this origin (all a preflight can ask). */
     async isRegisteredOrigin(origin: string): Promise<boolean> {
-      return (await lookup((s) => (s.allOrigins.has(origin) ? true : undefined))) === true
+      const key = originKey(origin)
+      return (await lookup((s) => (s.allOrigins.has(key) ? true : undefined))) === true
     },
     /** Whether the origin is one of this enabled client's redirect origins; undefined: no such enabled client. */
     async isOriginOf(origin: string, clientId: string): Promise<boolean | undefined> {
-      return (await lookup((s) => s.originsByClient.get(clientId)))?.has(origin)
+      return (await lookup((s) => s.originsByClient.get(clientId)))?.has(originKey(origin))
     },
     /** A client was created or disabled here: the next lookup reads the table. */
     invalidate(): void {

@@ -9,6 +9,7 @@ import {
   type Operations,
   problem,
 } from '../openapi/describe.js'
+import { blockClientSchema } from './blocked-client.routes.js'
 import { clientUpdateSchema, newClientSchema } from './client.service.js'
 
 export const clientSchema = z.object({
@@ -25,6 +26,10 @@ export const clientSchema = z.object({
   require_dpop: z.boolean().meta({
     description:
       'RFC 9449: token requests without a DPoP proof are refused (invalid_dpop_proof), so every token of this client is bound to a key.',
+  }),
+  kind: z.enum(['registered', 'metadata_document', 'dynamic']).meta({
+    description:
+      'Who brought the client: the operator, a Client ID Metadata Document (its client_id is the document URL), or a dynamic registration (RFC 7591).',
   }),
 })
 export const updatedClientSchema = clientSchema.extend({
@@ -108,6 +113,52 @@ export const clientAdminOperations: Operations = {
         '200': ok('The client, with disabled_at null.', clientSchema),
         '401': noAdminToken,
         '404': noSuchClient,
+      },
+    },
+  },
+}
+
+const blockedSchema = z.object({ client_id: z.string(), blocked: z.literal(true) })
+const blockedListSchema = z.object({
+  blocked: z.array(z.object({ client_id: z.string(), reason: z.string().nullable(), blocked_at: isoTime })),
+})
+
+export const blockedClientAdminOperations: Operations = {
+  '/admin/blocked-clients': {
+    post: {
+      operationId: 'blockClientId',
+      summary:
+        'Block a client_id URL (a Client ID Metadata Document), seen or not: its grants are revoked and no later document unblocks it.',
+      requestBody: jsonBody(blockClientSchema),
+      responses: {
+        '201': ok('Blocked now.', blockedSchema),
+        '200': ok('It was blocked already.', blockedSchema),
+        '400': badInput,
+        '401': noAdminToken,
+      },
+    },
+    get: {
+      operationId: 'listBlockedClientIds',
+      summary: 'The blocked client_id URLs.',
+      responses: { '200': ok('The block list, oldest first.', blockedListSchema), '401': noAdminToken },
+    },
+    delete: {
+      operationId: 'unblockClientId',
+      summary: 'Take a client_id URL off the block list (its client stays disabled until enabled).',
+      parameters: [
+        {
+          name: 'client_id',
+          in: 'query',
+          required: true,
+          description: 'The blocked client_id URL.',
+          schema: { type: 'string' },
+        },
+      ],
+      responses: {
+        '204': { description: 'Unblocked.' },
+        '400': badInput,
+        '401': noAdminToken,
+        '404': problem('Not blocked.'),
       },
     },
   },

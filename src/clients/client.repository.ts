@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely'
-import type { Database, Row } from '../db/database.js'
+import type { ClientKind, Database, Row } from '../db/database.js'
+
+export type { ClientKind }
 
 export interface Client {
   id: string
@@ -12,6 +14,10 @@ export interface Client {
   requireDpop: boolean
   /** What users see about the application beside its name; null where the operator gave none. */
   metadata: ClientMetadata
+  /** Who brought it: the operator, a Client ID Metadata Document, or a dynamic registration (RFC 7591). */
+  kind: ClientKind
+  /** A metadata document's: until when the copy read is fresh; null for the other kinds. */
+  documentExpiresAt: Date | null
 }
 
 export interface ClientMetadata {
@@ -36,11 +42,13 @@ export function toClient(row: Row<'clients'>): Client {
       termsUrl: row.terms_url,
       description: row.description,
     },
+    kind: row.kind,
+    documentExpiresAt: row.document_expires_at,
   }
 }
 
-/** The metadata columns that are given (undefined leaves a column as it is; null clears it). */
-function metadataColumns(metadata: Partial<ClientMetadata>) {
+/** The metadata columns that are given (exported for the metadata-document upsert) (undefined leaves a column as it is; null clears it). */
+export function metadataColumns(metadata: Partial<ClientMetadata>) {
   return {
     ...(metadata.homepageUrl !== undefined ? { homepage_url: metadata.homepageUrl } : {}),
     ...(metadata.privacyPolicyUrl !== undefined ? { privacy_policy_url: metadata.privacyPolicyUrl } : {}),
@@ -58,6 +66,8 @@ export async function insertClient(
     scopes: string[]
     requireDpop?: boolean
     metadata?: Partial<ClientMetadata>
+    kind?: ClientKind
+    registrationTokenHash?: string
   },
 ): Promise<Client> {
   const row = await db
@@ -69,6 +79,8 @@ export async function insertClient(
       scopes: client.scopes,
       require_dpop: client.requireDpop ?? false,
       ...metadataColumns(client.metadata ?? {}),
+      ...(client.kind ? { kind: client.kind } : {}),
+      ...(client.registrationTokenHash ? { registration_token_hash: client.registrationTokenHash } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow()

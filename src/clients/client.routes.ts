@@ -17,6 +17,7 @@ export function clientJson(client: Client) {
     created_at: client.createdAt.toISOString(),
     disabled_at: client.disabledAt?.toISOString() ?? null,
     require_dpop: client.requireDpop,
+    kind: client.kind,
   }
 }
 
@@ -32,7 +33,7 @@ function narrowingJson(narrowing: ClientNarrowing | undefined) {
     : null
 }
 
-const idParams = z.object({ id: z.string().max(64) })
+const idParams = z.object({ id: z.string().max(128) })
 
 /** Admin API: register, list, show, update, disable and enable client applications. */
 export function clientAdminRoutes(services: Pick<Services, 'clients'>) {

@@ -7,7 +7,7 @@ import { ProblemError } from '../errors.js'
 import type { ClientNarrowing, GrantService } from '../grants/grant.service.js'
 import type { Clock } from '../lib/clock.js'
 import { ALL_SCOPES, isKnownScope, normalizeScopes } from '../lib/scopes.js'
-import { isClientId, newClientId } from '../lib/identifiers.js'
+import { isClientId, isClientIdUrl, newClientId } from '../lib/identifiers.js'
 import { createClientOrigins } from './client-origins.js'
 import {
   type Client,
@@ -22,8 +22,14 @@ import {
 } from './client.repository.js'
 import { displayMetadataFields, metadataOf } from './display-metadata.js'
 import { redirectUriProblem } from './redirect-uri.js'
+import {
+  ClientRefused,
+  createMetadataDocumentService,
+  type MetadataDocumentDeps,
+} from './metadata-document.service.js'
 
 export type { Client, ClientMetadata, ClientNarrowing }
+export { ClientRefused }
 
 const clientFields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
@@ -83,9 +89,38 @@ export function createClientService(
   clock: Clock,
   grants: GrantService,
   audit: AuditRecorder = NO_AUDIT,
+  documents?: Omit<MetadataDocumentDeps, 'db' | 'clock' | 'grants' | 'audit' | 'changed'>,
 ) {
   const origins = createClientOrigins(db)
+  const metadataDocuments =
+    documents &&
+    createMetadataDocumentService({ ...documents, db, clock, grants, audit, changed: origins.invalidate })
   return {
+    /**
+     * The client an authorization request names, for the authorization endpoint: a registered or
+     * dynamically registered client from the table, or a client_id URL's metadata document, read
+     * again when its kept copy is stale. ClientRefused says why there is none to use.
+     */
+    async resolveForAuthorization(id: string, from?: RequestFacts): Promise<Client> {
+      if (!id.startsWith('https://') || !metadataDocuments) {
+        const client = await this.findActiveClient(id)
+        if (!client) throw new ClientRefused('No enabled application has this client_id.')
+        return client
+      }
+      const client = await metadataDocuments.resolve(id, from)
+      if (client.disabledAt !== null) throw new ClientRefused('The operator has disabled this application.')
+      return client
+    },
+    /** The operator's block list of client_id URLs (metadata documents); see MetadataDocumentService. */
+    blockClientId(clientId: string, reason: string | null, from?: RequestFacts) {
+      if (!metadataDocuments) throw new ProblemError(404, 'Metadata documents are not served here.')
+      return metadataDocuments.block(clientId, reason, from)
+    },
+    unblockClientId(clientId: string, from?: RequestFacts) {
+      if (!metadataDocuments) throw new ProblemError(404, 'Metadata documents are not served here.')
+      return metadataDocuments.unblock(clientId, from)
+    },
+    listBlockedClientIds: () => metadataDocuments?.listBlocked() ?? Promise.resolve([]),
     async createClient(input: NewClient, from?: RequestFacts): Promise<Client> {
       const client = await db.transaction().execute(async (trx) => {
         const created = await insertClient(trx, {
@@ -202,6 +237,8 @@ export function createClientService(
      */
     async findActiveClient(id: string): Promise<Client | undefined> {
       if (!isClientId(id)) return undefined
+      // A client_id URL stops working everywhere once the operator's policy no longer accepts it.
+      if (isClientIdUrl(id) && !metadataDocuments?.isAcceptable(id)) return undefined
       const client = await findClientById(db, id)
       return client && client.disabledAt === null ? client : undefined
     },

@@ -64,3 +64,45 @@ export function redirectUriOrigin(uri: string): { web: string } | { scheme: stri
     ? { web: url.origin }
     : { scheme: url.protocol }
 }
+
+/** A loopback http redirect URI's scheme and host, and its port if any (RFC 8252 §7.3). */
+const LOOPBACK_WITH_PORT = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?(?=[/?]|$)/
+
+/** A loopback URI with its port taken out (the rest byte for byte); undefined: not loopback http. */
+function withoutLoopbackPort(uri: string): string | undefined {
+  const match = LOOPBACK_WITH_PORT.exec(uri)
+  if (!match) return undefined
+  const port = match[2]
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return undefined
+  return `http://${match[1]}${uri.slice(match[0].length)}`
+}
+
+/**
+ * Whether a requested redirect_uri is one of the registered ones: exact string equality (RFC 9700
+ * §4.1.3), except that a loopback http URI matches on any port (RFC 8252 §7.3: a native app opens
+ * whatever port is free), its scheme, host, path and query still exact. `http://127.0.0.1/cb` and
+ * `http://127.0.0.1:9514/cb` both accept `http://127.0.0.1:9999/cb`, never `http://localhost:9999/cb`.
+ */
+export function redirectUriMatches(registered: readonly string[], requested: string): boolean {
+  if (registered.includes(requested)) return true
+  const portless = withoutLoopbackPort(requested)
+  return portless !== undefined && registered.some((uri) => withoutLoopbackPort(uri) === portless)
+}
+
+/** A loopback http URI (RFC 8252 §7.3). */
+export const isLoopbackRedirectUri = (uri: string): boolean => withoutLoopbackPort(uri) !== undefined
+
+/**
+ * A native app's redirect URI: loopback http or a private-use scheme (RFC 8252 §7.1, §7.3). Anyone
+ * can claim such a client's id and receive at such a URI (RFC 8252 §8.6), so a remembered consent
+ * is never used silently for one: the user confirms with one click.
+ */
+export function isNativeRedirectUri(uri: string): boolean {
+  if (isLoopbackRedirectUri(uri)) return true
+  return !uri.startsWith('https:') && !uri.startsWith('http:')
+}
+
+/** An origin with a loopback port taken out, so that a loopback origin matches on any port (CORS). */
+export function originKey(origin: string): string {
+  return withoutLoopbackPort(origin) ?? origin
+}

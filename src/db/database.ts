@@ -26,6 +26,22 @@ export interface ClientsTable {
   privacy_policy_url: ColumnType<string | null, string | null | undefined, string | null>
   terms_url: ColumnType<string | null, string | null | undefined, string | null>
   description: ColumnType<string | null, string | null | undefined, string | null>
+  /** Who brought the client (migration 0014): the operator, a metadata document, a dynamic registration. */
+  kind: ColumnType<ClientKind, ClientKind | undefined, ClientKind>
+  /** A metadata document's last successful read, and until when it is fresh. */
+  document_fetched_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  document_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** SHA-256 of a dynamic registration's access token (RFC 7592). */
+  registration_token_hash: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+export type ClientKind = 'registered' | 'metadata_document' | 'dynamic'
+
+/** client_id URLs the operator blocked (migration 0014). */
+export interface BlockedClientIdsTable {
+  client_id: string
+  reason: string | null
+  blocked_at: Date
 }
 
 export interface SignInSessionsTable {
@@ -229,6 +245,7 @@ export interface PasswordResetTokensTable {
 export interface Database {
   users: UsersTable
   clients: ClientsTable
+  blocked_client_ids: BlockedClientIdsTable
   sign_in_sessions: SignInSessionsTable
   pending_authorizations: PendingAuthorizationsTable
   grants: GrantsTable

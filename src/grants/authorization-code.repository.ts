@@ -179,6 +179,8 @@ const codeForSession = prepareStatement((db, code: CodeForSession) =>
         .where('g.revoked_at', 'is', null)
         .where(sql<boolean>`g.scopes @> ${code.scopes}::text[]`)
         .where('c.disabled_at', 'is', null)
+        // A metadata document's stale copy is read again by the long way first.
+        .where(sql<boolean>`(c.document_expires_at is null or c.document_expires_at > ${code.createdAt})`)
         .where(sql<boolean>`${code.redirectUri}::text = any(c.redirect_uris)`)
         .where(sql<boolean>`c.scopes @> ${code.scopes}::text[]`),
     )

@@ -18,6 +18,7 @@ import {
   insertAuthorizationCodeForSession,
   insertAuthorizationCodeUnderLiveGrant,
 } from './authorization-code.repository.js'
+import { redirectUriMatches } from '../clients/redirect-uri.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
 import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
 import { type RevokedGrant, revokeGrantsWhere } from './grant-revocation.repository.js'
@@ -178,7 +179,7 @@ export function createGrantService(
             'This application may no longer ask for some of these scopes.',
             400,
           )
-        if (!client.redirectUris.includes(request.redirectUri))
+        if (!redirectUriMatches(client.redirectUris, request.redirectUri))
           throw new OAuthError(
             'invalid_request',
             'This redirect_uri is not registered for the application.',

@@ -22,7 +22,41 @@ export const isBase64url256Bits = (value: string): boolean => BASE64URL_256_BITS
 
 /** client_id: 128 random bits; public, but not guessable. */
 export const newClientId = (): string => randomToken(16)
-export const isClientId = (value: string): boolean => CLIENT_ID.test(value)
+export const isClientId = (value: string): boolean => CLIENT_ID.test(value) || isClientIdUrl(value)
+
+/** The longest client_id URL we take: the audit trail's client_id column holds 128 characters. */
+export const CLIENT_ID_URL_MAX = 128
+/** Printable ASCII only, no spaces: nothing a query, a log line or a page could trip on. */
+const CLIENT_ID_URL = /^https:\/\/[!-~]+$/
+
+/**
+ * Why a client_id URL (draft-ietf-oauth-client-id-metadata-document §3) cannot name a client, or
+ * null when it can: https, a host, a path other than "/", no "." or ".." segment, no fragment, no
+ * user name or password, at most 128 printable ASCII characters. Compared as a plain string, never
+ * normalised (the draft forbids the server to).
+ */
+export function clientIdUrlProblem(value: string): string | null {
+  if (value.length > CLIENT_ID_URL_MAX) return `must be at most ${CLIENT_ID_URL_MAX} characters`
+  if (!CLIENT_ID_URL.test(value)) return 'must be an https URL of printable characters without spaces'
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return 'must be an absolute https URL'
+  }
+  if (url.username || url.password) return 'must not contain a user name or password'
+  if (value.includes('#')) return 'must not contain a fragment'
+  const rawPath = value.slice(value.indexOf('/', 'https://'.length) >>> 0).split('?')[0] ?? ''
+  if (!value.slice('https://'.length).includes('/') || url.pathname === '/') return 'must have a path'
+  const dots = (segment: string) => segment.replace(/%2e/gi, '.')
+  if (rawPath.split('/').some((segment) => dots(segment) === '.' || dots(segment) === '..'))
+    return 'must not contain "." or ".." path segments'
+  return null
+}
+
+/** A client_id that is a URL naming its own metadata document (draft-ietf-oauth-client-id-metadata-document). */
+export const isClientIdUrl = (value: string): boolean =>
+  value.startsWith('https://') && clientIdUrlProblem(value) === null
 
 /** The id of a pending authorization request (sign-in, then consent) and of a known device. */
 export const newShortId = (): string => randomToken(16)
@@ -38,7 +72,7 @@ export const newResourceServerId = (): string => `rs_${randomToken(12)}`
  * does not is no one's and never reaches a query or a rate-limit key.
  */
 const CALLER_ID = /^[A-Za-z0-9_-]{1,100}$/
-export const isCallerIdShape = (value: string): boolean => CALLER_ID.test(value)
+export const isCallerIdShape = (value: string): boolean => CALLER_ID.test(value) || isClientIdUrl(value)
 
 /** Access-token jti and refresh-family ids; rows' own ids (users, grants, streams) come from PostgreSQL. */
 export const newUuid = (): string => randomUUID()

@@ -7,7 +7,7 @@ import { ALL_SCOPES, commonScopes, isSubset } from '../lib/scopes.js'
 import type { Services } from '../services.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
-import { consentPage } from '../web/pages/consent.page.js'
+import { consentPage, type Unverified } from '../web/pages/consent.page.js'
 import { allowFormRedirectTo } from '../web/security-headers.js'
 import {
   type AuthorizationRequest,
@@ -16,7 +16,8 @@ import {
   validateAuthorizationParameters,
 } from './authorize-request.js'
 import type { PendingAuthorization } from './authorize.service.js'
-import type { Client } from '../clients/client.service.js'
+import { type Client, ClientRefused } from '../clients/client.service.js'
+import { isLoopbackRedirectUri, isNativeRedirectUri, redirectUriMatches } from '../clients/redirect-uri.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
 import { authorizationTargets } from './resource-targets.js'
@@ -25,6 +26,15 @@ type AuthorizeServices = Pick<Services, 'clients' | 'sessions' | 'authorize' | '
 
 const GONE =
   'This authorization request has expired or was already answered. Go back to the application and start again.'
+
+/** How the consent page labels an application that came without the operator (issue 27). */
+function unverifiedLabel(client: Pick<Client, 'id' | 'kind' | 'redirectUris'>): Unverified | undefined {
+  const onDevice = client.redirectUris.every(isLoopbackRedirectUri)
+  if (client.kind === 'metadata_document')
+    return { kind: 'metadata_document', host: new URL(client.id).host, onDevice }
+  if (client.kind === 'dynamic') return { kind: 'dynamic', onDevice }
+  return undefined
+}
 
 /**
  * GET /oauth/authorize (RFC 6749 §4.1.1, RFC 7636, RFC 9207), its continuation after sign-in, and
@@ -52,10 +62,12 @@ export function authorizeRoutes(
   ) => toClient(reply, target, { error, error_description: description }, status)
 
   /** The registered, enabled client, when the redirect_uri is one of its own (exact string match). */
-  async function trustedClient(clientId: string, redirectUri: string) {
-    const client = await services.clients.findActiveClient(clientId)
-    if (!client) throw new OAuthError('invalid_client', 'No enabled application has this client_id.', 400)
-    if (!client.redirectUris.includes(redirectUri)) {
+  async function trustedClient(clientId: string, redirectUri: string, from?: FastifyRequest) {
+    const client = await services.clients.resolveForAuthorization(clientId, from).catch((err: unknown) => {
+      if (err instanceof ClientRefused) throw new OAuthError('invalid_client', err.message, 400)
+      throw err
+    })
+    if (!redirectUriMatches(client.redirectUris, redirectUri)) {
       throw new OAuthError('invalid_request', 'This redirect_uri is not registered for the application.')
     }
     return client
@@ -73,7 +85,8 @@ export function authorizeRoutes(
     target: { clientId: string; redirectUri: string },
   ) {
     const sessionToken = request.cookies[cookies.sessionCookieName]
-    if (!sessionToken) return undefined
+    // A native app's redirect URI is never answered without the user (RFC 8252 §8.6).
+    if (!sessionToken || isNativeRedirectUri(target.redirectUri)) return undefined
     const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
     // Resource indicators need their registry looked up, and a required one its refusal: the long way.
     if (
@@ -87,7 +100,7 @@ export function authorizeRoutes(
     return issued && { auth: result.request, code: issued.code }
   }
 
-  type ConsentClient = Pick<Client, 'name' | 'metadata'>
+  type ConsentClient = Pick<Client, 'id' | 'name' | 'metadata' | 'kind' | 'redirectUris'>
 
   /** Sign-in, remembered consent, or the consent page: shared by the first GET and the continuation. */
   async function proceed(
@@ -105,15 +118,29 @@ export function authorizeRoutes(
       const target = pending ?? (await services.authorize.createPending(auth))
       return reply.header('cache-control', 'no-store').redirect(`/login?request=${target.id}`, 303)
     }
-    if (!auth.prompt.includes('consent')) {
+    // RFC 8252 §8.6: anyone can claim a native app's client_id and listen at its redirect URI, so
+    // a remembered consent becomes a one-click confirmation there, never a silent code.
+    const native = isNativeRedirectUri(auth.redirectUri)
+    if (!auth.prompt.includes('consent') && !native) {
       const result = await services.authorize.issueWithRememberedConsent(auth, session.userId, pending?.id)
       if (result === 'gone') throw new ProblemError(400, GONE)
       if (result !== 'ask') return toClient(reply, auth, { code: result.code })
     }
     if (wantsNone)
-      return redirectError(reply, auth, 'consent_required', 'The user has not approved this access.')
+      return redirectError(
+        reply,
+        auth,
+        'consent_required',
+        native
+          ? 'The user confirms every authorization of an application on their device.'
+          : 'The user has not approved this access.',
+      )
+    const confirmOnly =
+      native &&
+      !auth.prompt.includes('consent') &&
+      (await services.authorize.isCoveredByLiveGrant(auth, session.userId))
     const target = pending ?? (await services.authorize.createPending(auth))
-    return showConsent(reply, target, client, session)
+    return showConsent(reply, target, client, session, confirmOnly)
   }
 
   async function showConsent(
@@ -121,6 +148,7 @@ export function authorizeRoutes(
     pending: PendingAuthorization,
     client: ConsentClient,
     session: SignInSession,
+    confirmOnly = false,
   ) {
     allowFormRedirectTo(reply, pending.redirectUri)
     const targets =
@@ -139,6 +167,8 @@ export function authorizeRoutes(
       requestId: pending.id,
       csrfToken: csrfToken(session.csrfSecret, authorizeBinding(pending.id)),
       logoutCsrfToken: csrfToken(session.csrfSecret, LOGOUT_BINDING),
+      confirmOnly,
+      unverified: unverifiedLabel(client),
     })
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
   }
@@ -165,7 +195,7 @@ export function authorizeRoutes(
       if (!target.ok) throw new OAuthError('invalid_request', target.description)
       const atOnce = await issueAtOnce(request, query, target)
       if (atOnce) return toClient(reply, atOnce.auth, { code: atOnce.code })
-      const client = await trustedClient(target.clientId, target.redirectUri)
+      const client = await trustedClient(target.clientId, target.redirectUri, request)
       const result = validateAuthorizationParameters(query, { ...target, allowedScopes: client.scopes })
       if (!result.ok) {
         return redirectError(

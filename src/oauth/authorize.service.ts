@@ -4,6 +4,7 @@ import { sessionTokenHash } from '../accounts/session.service.js'
 import type { Database } from '../db/database.js'
 import type { GrantService, IssuedCode } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
+import { isSubset } from '../lib/scopes.js'
 import { hasNul, isClientId, isShortId, newShortId } from '../lib/identifiers.js'
 import type { AuthorizationRequest, PromptValue } from './authorize-request.js'
 import {
@@ -86,6 +87,19 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
       if (!tokenHash || !isClientId(request.clientId) || hasNul(request.redirectUri))
         return Promise.resolve(undefined)
       return grants.issueCodeForSession(request, tokenHash)
+    },
+
+    /**
+     * Whether the user's live grant already covers every requested scope and resource: for a native
+     * app's redirect URI this is a one-click confirmation, not a code (RFC 8252 §8.6). Writes nothing.
+     */
+    async isCoveredByLiveGrant(request: AuthorizationRequest, userId: string): Promise<boolean> {
+      const grant = await grants.findLiveGrant(userId, request.clientId)
+      return (
+        grant !== undefined &&
+        isSubset(request.scopes, grant.scopes) &&
+        isSubset(request.resources, grant.resources)
+      )
     },
 
     /**

@@ -26,6 +26,14 @@ export const authorizationServerMetadataSchema = z.object({
   dpop_signing_alg_values_supported: z.array(z.string()).meta({
     description: 'RFC 9449 §5.1: the JWS algorithms a DPoP proof may be signed with.',
   }),
+  client_id_metadata_document_supported: z.boolean().meta({
+    description:
+      'draft-ietf-oauth-client-id-metadata-document: whether an https client_id URL naming a metadata document is accepted.',
+  }),
+  registration_endpoint: z
+    .string()
+    .optional()
+    .meta({ description: 'RFC 7591 dynamic client registration; absent when the operator turned it off.' }),
 })
 
 export const metadataOperations: Operations = {

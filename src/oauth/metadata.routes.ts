@@ -12,7 +12,7 @@ import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
  * identifiers, which a client may cross-check against an API's authorization_servers (§7.6).
  */
 export function authorizationServerMetadata(
-  config: Pick<Config, 'issuer'>,
+  config: Pick<Config, 'issuer' | 'clientMetadataDocuments'>,
   protectedResources: readonly string[] = [],
 ) {
   const issuer = config.issuer
@@ -37,11 +37,13 @@ export function authorizationServerMetadata(
     protected_resources: protectedResources,
     // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with.
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+    // draft-ietf-oauth-client-id-metadata-document: an https client_id URL names its own metadata.
+    client_id_metadata_document_supported: config.clientMetadataDocuments,
   }
 }
 
 export function metadataRoutes(
-  config: Pick<Config, 'issuer'>,
+  config: Pick<Config, 'issuer' | 'clientMetadataDocuments'>,
   resourceServers: Pick<ResourceServerService, 'protectedResources'>,
 ) {
   // The service hands back the same list until it changes, so the document is built once per list.

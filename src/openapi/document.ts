@@ -1,7 +1,7 @@
 import { auditAdminOperations } from '../audit/audit.openapi.js'
 import { connectedAppsApiOperations } from '../accounts/connected-apps.openapi.js'
 import { userAdminOperations } from '../accounts/user.openapi.js'
-import { clientAdminOperations } from '../clients/client.openapi.js'
+import { blockedClientAdminOperations, clientAdminOperations } from '../clients/client.openapi.js'
 import type { Config } from '../config.js'
 import { eventFeedOperations } from '../events/event-feed.openapi.js'
 import { healthOperations } from '../health/health.openapi.js'
@@ -84,6 +84,7 @@ export function adminOpenApiDocument() {
     security: [{ adminToken: [] }],
     paths: withAdminAuthLimit({
       ...clientAdminOperations,
+      ...blockedClientAdminOperations,
       ...userAdminOperations,
       ...resourceServerAdminOperations,
       ...signingKeyAdminOperations,

@@ -100,7 +100,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the flow in a browser', () => {
   )
 
   it(
-    'on return with the same scopes, consent is skipped and the callback gets a code at once',
+    'on return with the same scopes, one click (a loopback redirect URI, RFC 8252 §8.6) and the callback gets a code',
     async () => {
       const s = await seedBrowserWorld(world)
       const { context, page } = await newPage(world.browser)
@@ -113,6 +113,10 @@ describe.skipIf(!BROWSER_AVAILABLE)('the flow in a browser', () => {
 
       const before = world.callback.received.length
       await page.goto(s.authorizeUrl('state-again'))
+      // The callback is a loopback URI, which any program could claim: a confirmation, not a silent code.
+      await page.getByRole('heading', { name: /^Continue to/ }).waitFor()
+      expect(await page.getByRole('button', { name: 'Allow' }).count()).toBe(0)
+      await page.getByRole('button', { name: 'Continue' }).click()
       await page.waitForURL((url) => new URL(url).searchParams.get('state') === 'state-again')
       expect(page.url().startsWith(world.callback.redirectUri)).toBe(true)
       const params = new URL(page.url()).searchParams

@@ -656,6 +656,29 @@ describe('metrics and the parameter limits every route shares', () => {
   })
 })
 
+describe('the block list of client_id URLs matches the document', () => {
+  it('blocks, lists and unblocks', async () => {
+    const url = '/admin/blocked-clients'
+    const payload = { client_id: 'https://agent.example/client.json', reason: 'test' }
+    await check('admin', 'POST /admin/blocked-clients', { url, headers: adminHeaders, payload }, 201)
+    await check('admin', 'POST /admin/blocked-clients', { url, headers: adminHeaders, payload }, 200)
+    await check(
+      'admin',
+      'POST /admin/blocked-clients',
+      { url, headers: adminHeaders, payload: { client_id: 'http://x.example/' } },
+      400,
+    )
+    await check('admin', 'POST /admin/blocked-clients', { url, payload }, 401)
+    await check('admin', 'GET /admin/blocked-clients', { url, headers: adminHeaders }, 200)
+    await check('admin', 'GET /admin/blocked-clients', { url }, 401)
+    const one = `${url}?client_id=${encodeURIComponent(payload.client_id)}`
+    await check('admin', 'DELETE /admin/blocked-clients', { url: one, headers: adminHeaders }, 204)
+    await check('admin', 'DELETE /admin/blocked-clients', { url: one, headers: adminHeaders }, 404)
+    await check('admin', 'DELETE /admin/blocked-clients', { url, headers: adminHeaders }, 400)
+    await check('admin', 'DELETE /admin/blocked-clients', { url: one }, 401)
+  })
+})
+
 describe('coverage', () => {
   it('every route that answers JSON is documented on its own listener', () => {
     for (const [app, doc] of [

@@ -299,7 +299,7 @@ describe('settings', () => {
       )
       const none = await call(`${url}/links`)
       expect(none.challenge).toMatch(/^DPoP realm="links", resource_metadata="[^"]+", algs="ES256"$/)
-      const doc = await (await fetch(`${url}/.well-known/oauth-protected-resource`)).json()
+      const doc = await (await fetch(`${url}/.well-known/oauth-protected-resource/api`)).json()
       expect(doc).toMatchObject({
         dpop_signing_alg_values_supported: ['ES256'],
         dpop_bound_access_tokens_required: true,
@@ -333,7 +333,7 @@ describe('settings', () => {
       })
       expect(res.status).toBe(401)
       expect(res.challenge).toBe(`Bearer realm="links", resource_metadata="${metadataUrl}"`)
-      const doc = await (await fetch(`${url}/.well-known/oauth-protected-resource`)).json()
+      const doc = await (await fetch(`${url}/.well-known/oauth-protected-resource/api`)).json()
       expect(doc).not.toHaveProperty('dpop_signing_alg_values_supported')
       // Bound tokens stay refused as bearer tokens even where DPoP is off.
       expect((await call(`${url}/links`, { authorization: `Bearer ${boundToken}` })).status).toBe(401)

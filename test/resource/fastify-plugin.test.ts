@@ -217,9 +217,10 @@ describe('every 401 names the metadata document (RFC 9728 §5.1)', () => {
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
       dpop_bound_access_tokens_required: false,
     })
-    // The bare well-known path serves the same document (RFC 9728 §3: the default location).
+    // Only there: the bare well-known path names the origin as a resource (RFC 9728 §3.1), which a
+    // client would find is not what the document says (§3.3), so nothing is served at it.
     const bare = await fetch(`${base}/.well-known/oauth-protected-resource`)
-    expect(await bare.json()).toMatchObject({ resource: `${server.issuer}/api` })
+    expect(bare.status).toBe(404)
   })
 })
 
@@ -286,15 +287,15 @@ describe('the RFC 9728 examples', () => {
       expect(refused.headers['www-authenticate']).toBe(
         'Bearer realm="r1", resource_metadata="https://resource.example.com/.well-known/oauth-protected-resource/resource1", error="invalid_token", error_description="The access token is not meant for this API."',
       )
+      const doc = await app.inject({ url: '/.well-known/oauth-protected-resource/resource1' })
+      expect(doc.statusCode).toBe(200)
+      expect(doc.json().resource).toBe('https://resource.example.com/resource1')
+      // §3.3: each well-known URL serves only the document of the resource it names.
       for (const url of [
-        '/.well-known/oauth-protected-resource/resource1',
         '/.well-known/oauth-protected-resource',
-      ]) {
-        const doc = await app.inject({ url })
-        expect(doc.statusCode).toBe(200)
-        expect(doc.json().resource).toBe('https://resource.example.com/resource1')
-      }
-      expect((await app.inject({ url: '/.well-known/oauth-protected-resource/other' })).statusCode).toBe(404)
+        '/.well-known/oauth-protected-resource/other',
+      ])
+        expect((await app.inject({ url })).statusCode).toBe(404)
     } finally {
       await close()
     }

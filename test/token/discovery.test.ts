@@ -45,6 +45,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       revocation_event_streams_endpoint: `${base}/api/events/streams`,
       protected_resources: [],
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
+      client_id_metadata_document_supported: true,
     })
   })
 })

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import type { Kysely } from 'kysely'
-import { linkauthResource, type ResourceVerifier } from '@linkauth/resource'
+import { linkauthResource, protectedEndpoint, type ResourceVerifier } from '@linkauth/resource'
 import type { LinksDatabase } from './db/database.js'
 import { importRoutes } from './imports/import.routes.js'
 import {
@@ -12,6 +12,9 @@ import {
 import { linksOpenApiDocument, openApiRoute } from './openapi.js'
 import { linkInputSchemas } from './links/link-input.js'
 import { linkRoutes } from './links/link.routes.js'
+import { linkTools } from './mcp/link-tools.js'
+import { mcpRoutes } from './mcp/mcp.routes.js'
+import { mcpSessions } from './mcp/mcp-session.js'
 import { createLinkService } from './links/link.service.js'
 import { redirectRoutes } from './links/redirect.routes.js'
 import { errorHandling } from './web/error-handler.js'
@@ -21,6 +24,12 @@ export interface LinksAppDeps {
   config: { publicUrl: string; imports?: Partial<ImportSettings> }
   db: Kysely<LinksDatabase>
   verifier: ResourceVerifier
+  /**
+   * The MCP endpoint (/mcp), when the operator registered it: the verifier of its own resource
+   * identifier, the secret its session ids are signed with (the same on every instance), and the
+   * browser origins besides the API's own that may call it.
+   */
+  mcp?: { verifier: ResourceVerifier; sessionSecret: string; allowedOrigins?: readonly string[] }
   clock?: { now(): Date }
   logger?: FastifyBaseLogger
   /** Tests: a hook inside each import batch's transaction (a throw aborts the batch, as a crash would). */
@@ -52,7 +61,23 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
     publicUrl: deps.config.publicUrl,
   })
   const links = createLinkService({ db: deps.db, clock: deps.clock ?? { now: () => new Date() } })
-  await app.register(linkRoutes(links, linkInputSchemas(deps.config.publicUrl), deps.config.publicUrl))
+  const schemas = linkInputSchemas(deps.config.publicUrl)
+  await app.register(linkRoutes(links, schemas, deps.config.publicUrl))
+  if (deps.mcp)
+    await app.register(
+      mcpRoutes({
+        endpoint: protectedEndpoint({
+          verifier: deps.mcp.verifier,
+          realm: 'links-mcp',
+          resourceName: 'Short links (MCP)',
+          scopesSupported: ['links:read', 'links:write'],
+          publicUrl: deps.config.publicUrl,
+        }),
+        tools: linkTools(links, schemas, deps.config.publicUrl),
+        sessions: mcpSessions(deps.mcp.sessionSecret),
+        allowedOrigins: [new URL(deps.config.publicUrl).origin, ...(deps.mcp.allowedOrigins ?? [])],
+      }),
+    )
   const imports = createImportService({
     db: deps.db,
     clock: deps.clock ?? { now: () => new Date() },

@@ -1,5 +1,14 @@
 import { z } from 'zod'
-import { parseEnvironment, type ServiceConfig, serviceConfig, serviceSettings } from '../../shared/config.js'
+import {
+  credentialId,
+  credentialSecret,
+  optional,
+  parseEnvironment,
+  resourceIdentifier,
+  type ServiceConfig,
+  serviceConfig,
+  serviceSettings,
+} from '../../shared/config.js'
 
 /** Every setting the links API reads from the environment, with its default. */
 export const linksConfigSchema = z.object({
@@ -16,11 +25,33 @@ export const linksConfigSchema = z.object({
     .default(50 * 1024 * 1024),
   LINKS_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
   LINKS_IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+  // The MCP endpoint (/mcp) is its own registered resource; without its credentials it is not served.
+  LINKS_MCP_RESOURCE: resourceIdentifier,
+  LINKS_MCP_RESOURCE_SERVER_ID: credentialId.optional(),
+  LINKS_MCP_RESOURCE_SERVER_SECRET: credentialSecret.optional(),
+  LINKS_MCP_ALLOWED_ORIGINS: optional.pipe(
+    z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()))
+      .pipe(z.array(z.url({ protocol: /^https?$/, error: 'a comma-separated list of http(s) origins' })))
+      .optional(),
+  ),
 })
 
 export interface LinksConfig extends ServiceConfig {
   /** Imports: bytes and rows an upload may have, rows per committed batch. */
   readonly imports: { readonly maxBytes: number; readonly maxRows: number; readonly batchSize: number }
+  /**
+   * The MCP endpoint: its resource identifier (its canonical URL), its resource-server credentials,
+   * and browser origins besides the API's own allowed to call it. Undefined: /mcp is not served.
+   */
+  readonly mcp:
+    | {
+        readonly resource: string
+        readonly resourceServer: { readonly id: string; readonly secret: string }
+        readonly allowedOrigins: readonly string[]
+      }
+    | undefined
 }
 
 export class LinksConfigError extends Error {
@@ -42,8 +73,23 @@ export function loadLinksConfig(env: Record<string, string | undefined>): Readon
     howToGetCredentials: HOW_TO_GET_CREDENTIALS,
     makeError: (message) => new LinksConfigError(message),
   })
+  const base = serviceConfig('LINKS', e)
+  const mcpId = e.LINKS_MCP_RESOURCE_SERVER_ID
+  const mcpSecret = e.LINKS_MCP_RESOURCE_SERVER_SECRET
+  if ((mcpId === undefined) !== (mcpSecret === undefined))
+    throw new LinksConfigError(
+      `${mcpId === undefined ? 'LINKS_MCP_RESOURCE_SERVER_ID' : 'LINKS_MCP_RESOURCE_SERVER_SECRET'} is not set: set both to serve /mcp (register it: npm run cli -- resource-servers create --name "Links for AI agents" --resource $LINKS_PUBLIC_URL/mcp --scope links:read --scope links:write), or neither`,
+    )
   return Object.freeze({
-    ...serviceConfig('LINKS', e),
+    ...base,
+    mcp:
+      mcpId !== undefined && mcpSecret !== undefined
+        ? Object.freeze({
+            resource: e.LINKS_MCP_RESOURCE ?? `${base.publicUrl}/mcp`,
+            resourceServer: Object.freeze({ id: mcpId, secret: mcpSecret }),
+            allowedOrigins: Object.freeze(e.LINKS_MCP_ALLOWED_ORIGINS ?? []),
+          })
+        : undefined,
     imports: Object.freeze({
       maxBytes: e.LINKS_IMPORT_MAX_BYTES,
       maxRows: e.LINKS_IMPORT_MAX_ROWS,

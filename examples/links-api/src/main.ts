@@ -1,4 +1,4 @@
-import { runService } from '../../shared/service.js'
+import { runService, serviceVerifier } from '../../shared/service.js'
 import { buildLinksApp } from './app.js'
 import { LinksConfigError, loadLinksConfig } from './config.js'
 import { connectLinksDatabase } from './db/connect.js'
@@ -17,5 +17,24 @@ await runService({
       poolSize: config.databasePoolSize,
     }),
   migrate: migrateLinksDatabase,
-  build: buildLinksApp,
+  // The MCP endpoint, when registered, verifies tokens of its own audience with its own feed.
+  build: async (deps) => {
+    const { mcp } = deps.config
+    if (!mcp) {
+      deps.logger.info({}, 'MCP endpoint off: LINKS_MCP_RESOURCE_SERVER_ID and _SECRET are not set')
+      return buildLinksApp(deps)
+    }
+    const verifier = await serviceVerifier(deps.config, deps.logger, {
+      resource: mcp.resource,
+      credentials: mcp.resourceServer,
+    })
+    const app = await buildLinksApp({
+      ...deps,
+      // Session ids are signed with the endpoint's secret: every instance has it, no one else does.
+      mcp: { verifier, sessionSecret: mcp.resourceServer.secret, allowedOrigins: mcp.allowedOrigins },
+    })
+    app.addHook('onClose', async () => verifier.close())
+    deps.logger.info({ resource: mcp.resource }, 'MCP endpoint at /mcp')
+    return app
+  },
 })

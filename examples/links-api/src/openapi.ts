@@ -427,18 +427,11 @@ export function linksOpenApiDocument(publicUrl: string) {
           },
         },
       },
-      '/.well-known/oauth-protected-resource': {
-        get: {
-          operationId: 'protectedResourceMetadata',
-          summary: 'RFC 9728 metadata: the resource identifier, linkauth, the scopes.',
-          ...open,
-          responses: { '200': ok('The metadata.', metadataSchema) },
-        },
-      },
       '/.well-known/oauth-protected-resource/api': {
         get: {
           operationId: 'protectedResourceMetadataOfPath',
-          summary: 'The same metadata at the path RFC 9728 derives from the resource identifier /api.',
+          summary:
+            'RFC 9728 metadata at the path derived from the resource identifier /api: linkauth, the scopes.',
           ...open,
           responses: { '200': ok('The metadata.', metadataSchema) },
         },

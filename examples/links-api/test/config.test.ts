@@ -82,6 +82,33 @@ describe('the links API configuration', () => {
     )
   })
 
+  it('serves /mcp only with its own registration: both credentials, its identifier, allowed origins', () => {
+    expect(loadLinksConfig(credentials).mcp).toBeUndefined()
+    const mcp = { LINKS_MCP_RESOURCE_SERVER_ID: 'rs_mcp', LINKS_MCP_RESOURCE_SERVER_SECRET: 'mcp-secret' }
+    expect(loadLinksConfig({ ...credentials, ...mcp, LINKS_PUBLIC_URL: 'https://sho.rt' }).mcp).toEqual({
+      resource: 'https://sho.rt/mcp',
+      resourceServer: { id: 'rs_mcp', secret: 'mcp-secret' },
+      allowedOrigins: [],
+    })
+    expect(
+      loadLinksConfig({
+        ...credentials,
+        ...mcp,
+        LINKS_MCP_RESOURCE: 'https://agents.sho.rt/mcp',
+        LINKS_MCP_ALLOWED_ORIGINS: 'https://app.example, https://chat.example',
+      }).mcp,
+    ).toMatchObject({
+      resource: 'https://agents.sho.rt/mcp',
+      allowedOrigins: ['https://app.example', 'https://chat.example'],
+    })
+    expect(() => loadLinksConfig({ ...credentials, LINKS_MCP_RESOURCE_SERVER_ID: 'rs_mcp' })).toThrow(
+      /^LINKS_MCP_RESOURCE_SERVER_SECRET is not set: set both to serve \/mcp/,
+    )
+    expect(() =>
+      loadLinksConfig({ ...credentials, ...mcp, LINKS_MCP_ALLOWED_ORIGINS: 'not an origin' }),
+    ).toThrow(/^LINKS_MCP_ALLOWED_ORIGINS: /)
+  })
+
   it('examples/links-api/README.md documents exactly these variables', () => {
     const rows = tableAfter(readFileSync('examples/links-api/README.md', 'utf8'), '## Configuration')
     const names = rows.map((r) => /^`([A-Z_]+)`$/.exec(r[0]!)?.[1])

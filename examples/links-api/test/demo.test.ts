@@ -25,6 +25,12 @@ it('starts the links API beside the server, uses a token on it, and sees the rev
   await waitFor(/6\. POST \S+\/api\/links → 201/)
   await waitFor(/7\. GET \S+ → 302, Location: https:\/\/example\.com\//)
   await waitFor(/8\. GET \S+\/stats → total_clicks 1/)
+  // Its MCP endpoint, registered as its own resource, is up and names its own metadata document.
+  const mcpUrl = (await waitFor(/Connect an AI agent \(an MCP client\) to (\S+\/mcp)/))[1]!
+  expect(demo.output()).toMatch(/Registered its MCP endpoint as resource server rs_\S+/)
+  const mcp = await fetch(mcpUrl, { method: 'POST' })
+  expect(mcp.status).toBe(401)
+  expect(mcp.headers.get('www-authenticate')).toContain('/.well-known/oauth-protected-resource/mcp"')
   await waitFor(/9\. Now revoke "links API demo"/)
   // It watches as often as its README says.
   const interval = (await waitFor(/with the token, every (\d+) ms/))[1]!

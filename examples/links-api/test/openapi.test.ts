@@ -215,11 +215,6 @@ describe('imports', () => {
 describe('discovery and health', () => {
   it('metadata, liveness, readiness', async () => {
     await check(
-      'GET /.well-known/oauth-protected-resource',
-      { url: '/.well-known/oauth-protected-resource' },
-      200,
-    )
-    await check(
       'GET /.well-known/oauth-protected-resource/api',
       { url: '/.well-known/oauth-protected-resource/api' },
       200,

@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import fp from 'fastify-plugin'
 import type { AccessTokenClaims } from './jwks-token-verifier.js'
 import { queryTokenError } from './authorization-header.js'
-import { type ChallengeContext, challengeOf, ResourceAuthError, VerifierUnavailableError } from './errors.js'
+import { type ChallengeContext, ResourceAuthError } from './errors.js'
+import { refusalOf } from './protected-endpoint.js'
 import { protectedResourceMetadata } from './protected-resource-metadata.js'
-import { PROTECTED_RESOURCE_METADATA_PATH, protectedResourceMetadataUrl } from './resource-identifier.js'
+import { protectedResourceMetadataUrl } from './resource-identifier.js'
 import type { ResourceVerifier } from './resource-verifier.js'
 
 declare module 'fastify' {
@@ -36,63 +37,41 @@ export interface LinkauthResourceOptions {
   publicUrl?: string
 }
 
-/**
- * The challenges of a refusal. A DPoP request (or a DPoP-only API) is answered with a `DPoP`
- * challenge carrying the error (RFC 9449 §7.1); a bearer request with a `Bearer` one, followed, where
- * the API takes DPoP tokens too, by a bare `DPoP` challenge naming the proof algorithms, so a client
- * learns both schemes from one 401 (RFC 9449 §7.2, RFC 7235 §4.1).
- */
-function challenges(err: ResourceAuthError, context: ChallengeContext, verifier: ResourceVerifier): string[] {
-  const dpop = verifier.dpop
-  const dpopContext: ChallengeContext = { ...context, scheme: 'DPoP', dpopAlgorithms: dpop?.algorithms }
-  if (dpop && (err.scheme === 'DPoP' || (dpop.required && err.code === 'missing_token')))
-    return [err.challenge(dpopContext)]
-  const bearer = err.challenge({ ...context, scheme: 'Bearer' })
-  return dpop ? [bearer, challengeOf(dpopContext)] : [bearer]
-}
-
 function refuse(
   reply: FastifyReply,
   err: ResourceAuthError,
   context: ChallengeContext,
   verifier: ResourceVerifier,
 ): FastifyReply {
-  if (err instanceof VerifierUnavailableError) reply.header('retry-after', String(err.retryAfterSeconds))
-  else {
-    const list = challenges(err, context, verifier)
-    reply.header('www-authenticate', list.length === 1 ? list[0] : list)
-  }
-  // RFC 9449 §9: the nonce to put in the next proof comes with the refusal that asks for it.
-  if (err.error === 'use_dpop_nonce' && verifier.dpop?.nonce)
-    reply.header('dpop-nonce', verifier.dpop.nonce.current())
-  return reply.code(err.status).header('cache-control', 'no-store').send(err.toJSON())
+  const refusal = refusalOf(err, context, verifier)
+  return reply.code(refusal.status).headers(refusal.headers).send(refusal.body)
 }
 
 /**
  * RFC 9728 §3: the metadata document at the URL its §3.1 derives from the resource identifier, and
- * at the bare well-known path as well, for clients that only know the API's origin. Public and the
- * same for everyone, so it may be cached and fetched from a browser on another origin.
+ * only there: a client checks that a document's `resource` is the identifier it derived the URL from
+ * (§3.3), so the bare well-known path belongs to a resource without a path, not to every API of the
+ * origin (an MCP server beside the API has its own). Public and the same for everyone, so it may be
+ * cached and fetched from a browser on another origin.
  */
 function serveMetadata(app: FastifyInstance, options: LinkauthResourceOptions, declared: Set<string>): void {
   const { resource, issuer } = options.verifier
-  const suffixed = new URL(protectedResourceMetadataUrl(resource)).pathname
-  const paths = new Set([PROTECTED_RESOURCE_METADATA_PATH, suffixed])
-  for (const path of paths)
-    // find-my-way reads ':' as the start of a parameter; '::' is a literal one.
-    app.get(path.replaceAll(':', '::'), async (_request, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=3600')
-        .header('access-control-allow-origin', '*')
-        .send(
-          protectedResourceMetadata({
-            resource,
-            issuer,
-            scopes: options.scopesSupported ?? [...declared],
-            resourceName: options.resourceName,
-            dpop: options.verifier.dpop,
-          }),
-        ),
-    )
+  const path = new URL(protectedResourceMetadataUrl(resource)).pathname
+  // find-my-way reads ':' as the start of a parameter; '::' is a literal one.
+  app.get(path.replaceAll(':', '::'), async (_request, reply) =>
+    reply
+      .header('cache-control', 'public, max-age=3600')
+      .header('access-control-allow-origin', '*')
+      .send(
+        protectedResourceMetadata({
+          resource,
+          issuer,
+          scopes: options.scopesSupported ?? [...declared],
+          resourceName: options.resourceName,
+          dpop: options.verifier.dpop,
+        }),
+      ),
+  )
 }
 
 /**

@@ -17,6 +17,20 @@ export {
   VerifierUnavailableError,
 } from './errors.js'
 export { linkauthResource, type LinkauthResourceOptions } from './fastify-plugin.js'
+export {
+  authInfoOf,
+  type McpAuthInfo,
+  type McpTokenVerifier,
+  mcpTokenVerifier,
+} from './mcp-token-verifier.js'
+export {
+  type EndpointRequest,
+  protectedEndpoint,
+  type ProtectedEndpoint,
+  type ProtectedEndpointOptions,
+  type Refusal,
+  refusalOf,
+} from './protected-endpoint.js'
 export type { ResourceLogger } from './logger.js'
 export {
   protectedResourceMetadata,

@@ -18,6 +18,36 @@ function monogram(name: string): string {
   return [...name.trim()][0]?.toUpperCase() ?? '?'
 }
 
+/**
+ * Who vouches for an application that came without the operator: the host of its client_id URL
+ * (a metadata document), or nobody (a dynamic registration). Absent for a registered application.
+ */
+export type Unverified =
+  { kind: 'metadata_document'; host: string; onDevice: boolean } | { kind: 'dynamic'; onDevice: boolean }
+
+function unverifiedNotice(name: string, unverified: Unverified) {
+  const device = unverified.onDevice
+    ? html` It runs on your computer: it receives the answer on this device.`
+    : ''
+  return unverified.kind === 'metadata_document'
+    ? html`<p class="unverified" role="note">
+        <strong>Not registered with this service.</strong> “${name}” is the name the application gives
+        itself; <strong class="client-host">${unverified.host}</strong> vouches for it. Allow only if you
+        know and trust ${unverified.host}.${device}
+      </p>`
+    : html`<p class="unverified" role="note">
+        <strong>Unverified application.</strong> It registered itself automatically and this service has
+        not checked who runs it; “${name}” is the name it gives itself.${device}
+      </p>`
+}
+
+/** The vouching host beside a metadata-document application's self-declared name. */
+function hostBeside(unverified: Unverified | undefined) {
+  return unverified?.kind === 'metadata_document'
+    ? html` <span class="client-host">(${unverified.host})</span>`
+    : ''
+}
+
 /** An API the request names (RFC 8707), with the requested scopes it serves. */
 export interface ConsentApi {
   name: string
@@ -40,12 +70,30 @@ export function consentPage(options: {
   requestId: string
   csrfToken: string
   logoutCsrfToken: string
+  /**
+   * The user already allowed all this, but the redirect URI is a native app's (loopback or a
+   * private-use scheme), which anyone can claim (RFC 8252 §8.6): one click to go on, no silent code.
+   */
+  confirmOnly?: boolean
+  /** Set for an application that came without the operator: labelled as not registered. */
+  unverified?: Unverified | undefined
 }): string {
+  const confirmOnly = options.confirmOnly === true
   return page(
-    `Allow ${options.clientName}?`,
+    confirmOnly ? `Continue to ${options.clientName}?` : `Allow ${options.clientName}?`,
     html`<section class="card consent" aria-labelledby="title">
       <span class="monogram" aria-hidden="true">${monogram(options.clientName)}</span>
-      <h1 id="title"><span class="app-name">${options.clientName}</span> wants to use your account</h1>
+      ${
+        confirmOnly
+          ? html`<h1 id="title">Continue to <span class="app-name">${options.clientName}</span>?</h1>
+              <p class="confirm-notice">
+                You allowed this application before. It receives the answer on a device, where another
+                program could pretend to be it: continue only if you just started this from
+                ${options.clientName}.
+              </p>`
+          : html`<h1 id="title"><span class="app-name">${options.clientName}</span>${hostBeside(options.unverified)} wants to use your account</h1>`
+      }
+      ${options.unverified ? unverifiedNotice(options.clientName, options.unverified) : ''}
       ${appAbout(options.clientName, options.about)}
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
@@ -74,8 +122,8 @@ export function consentPage(options: {
         <input type="hidden" name="request" value="${options.requestId}" />
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         <div class="actions">
-          <button type="submit" name="decision" value="allow" class="primary">Allow</button>
-          <button type="submit" name="decision" value="deny">Deny</button>
+          <button type="submit" name="decision" value="allow" class="primary">${confirmOnly ? 'Continue' : 'Allow'}</button>
+          <button type="submit" name="decision" value="deny">${confirmOnly ? 'Cancel' : 'Deny'}</button>
         </div>
       </form>
       <form method="post" action="/logout" class="switch-account" aria-label="Not you?">

@@ -28,7 +28,7 @@ export function linkJson(link: Link, publicUrl: string) {
   }
 }
 
-function statsJson(stats: LinkStats) {
+export function statsJson(stats: LinkStats) {
   return {
     link_id: stats.linkId,
     from: stats.from,

@@ -1,0 +1,530 @@
+import type { FastifyInstance } from 'fastify'
+import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { accessTokenHash } from '@linkauth/resource/dpop'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dpopKey, dpopProof } from '../../../test/helpers/dpop.js'
+import { buildLinksApp } from '../src/app.js'
+import { listenTestApp, type TestApp } from '../../../test/helpers/app.js'
+import {
+  CHALLENGE,
+  hiddenField,
+  PASSWORD,
+  REDIRECT_URI,
+  seed,
+  VERIFIER,
+} from '../../../test/helpers/browser.js'
+import { HttpBrowser } from '../../../test/helpers/http-browser.js'
+import { captureLogger } from '../../../test/helpers/resource.js'
+import { freePort } from '../../../test/helpers/net.js'
+import { registerApi } from '../../../test/helpers/resource-apis.js'
+import {
+  clientDocument,
+  type DocumentServer,
+  startDocumentServer,
+} from '../../../test/helpers/document-server.js'
+import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
+import {
+  AGENT_REDIRECT_URI,
+  type AgentRegistration,
+  BrowserAgentProvider,
+} from '../../../test/helpers/mcp-agent.js'
+
+/**
+ * The links API's MCP endpoint with the official SDK client (Client + StreamableHTTPClientTransport
+ * and its OAuth provider) against the running services: linkauth with its revocation feed, and the
+ * links API with its REST API (/api) and its MCP endpoint (/mcp), each its own registered resource.
+ */
+let t: TestApp
+let issuer: string
+let linksDb: LinksTestDatabase
+let restVerifier: ResourceVerifier
+let mcpVerifier: ResourceVerifier
+let linksApp: FastifyInstance
+let linksBase: string
+let mcpUrl: URL
+/** Where agents publish their Client ID Metadata Documents (HTTPS, trusted by linkauth in tests). */
+let documents: DocumentServer
+
+beforeAll(async () => {
+  documents = await startDocumentServer()
+  ;({ t } = await listenTestApp({
+    env: { EVENTS_MAX_WAIT_SECONDS: '2', CLIENT_METADATA_TEST_CA: documents.caPath },
+  }))
+  issuer = t.config.issuer
+  const port = await freePort()
+  linksBase = `http://127.0.0.1:${port}`
+  mcpUrl = new URL(`${linksBase}/mcp`)
+  const scopes = ['links:read', 'links:write']
+  const rest = await registerApi(t, { name: 'Links API', resource: `${linksBase}/api`, scopes })
+  const mcp = await registerApi(t, { name: 'Links for AI agents', resource: mcpUrl.href, scopes })
+  const logger = captureLogger().logger
+  restVerifier = await createResourceVerifier({
+    issuer,
+    resource: `${linksBase}/api`,
+    credentials: rest,
+    logger,
+  })
+  mcpVerifier = await createResourceVerifier({ issuer, resource: mcpUrl.href, credentials: mcp, logger })
+  linksDb = await createLinksTestDatabase(t.database)
+  linksApp = await buildLinksApp({
+    config: { publicUrl: linksBase },
+    db: linksDb.db,
+    verifier: restVerifier,
+    mcp: { verifier: mcpVerifier, sessionSecret: 'test session secret, 32 bytes or more' },
+  })
+  await linksApp.listen({ port, host: '127.0.0.1' })
+}, 60_000)
+
+afterAll(async () => {
+  await linksApp?.close()
+  await restVerifier?.close()
+  await mcpVerifier?.close()
+  await linksDb?.close()
+  await t?.close()
+  await documents?.close()
+})
+
+/** A user and the agent's client as the operator registers it. */
+async function preRegistered(): Promise<{
+  registration: AgentRegistration & { kind: 'pre-registered' }
+  email: string
+}> {
+  const s = await seed(t, { redirectUris: [AGENT_REDIRECT_URI, REDIRECT_URI] })
+  return { registration: { kind: 'pre-registered', clientId: s.client.id }, email: s.email }
+}
+
+let published = 0
+/** A user, and the agent known by its Client ID Metadata Document (no registration at all). */
+async function metadataDocument(): Promise<{ registration: AgentRegistration; email: string }> {
+  const s = await seed(t)
+  const path = `/agents/${++published}.json`
+  const url = documents.url(path)
+  documents.publish(
+    path,
+    clientDocument(url, { client_name: 'Test agent', redirect_uris: [AGENT_REDIRECT_URI] }),
+  )
+  return { registration: { kind: 'metadata-document', url }, email: s.email }
+}
+
+/**
+ * From nothing but the endpoint's URL to a connected client: the first request is refused (401), the
+ * SDK finds the metadata, linkauth, and sends the user to authorize; the code finishes it.
+ */
+async function connectAgent(provider: BrowserAgentProvider) {
+  const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+  await expect(new Client({ name: 'agent', version: '1.0.0' }).connect(first)).rejects.toThrow(
+    UnauthorizedError,
+  )
+  await first.finishAuth(provider.takeCode())
+  const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+  const client = new Client({ name: 'agent', version: '1.0.0' })
+  await client.connect(transport)
+  return { client, transport }
+}
+
+/**
+ * A token for `resource` the way an ordinary app gets one (no MCP client): the user signs in and
+ * allows in a browser, the app exchanges the code naming the resource, with a DPoP proof if given.
+ */
+async function appToken(resource: string, dpop?: string) {
+  const s = await seed(t)
+  const query = new URLSearchParams({ ...s.params, code_challenge: CHALLENGE, resource })
+  const callback = await new HttpBrowser(issuer).signInAndAllow(
+    `/oauth/authorize?${query}`,
+    s.email,
+    PASSWORD,
+  )
+  const exchange = await fetch(`${issuer}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(dpop ? { dpop } : {}) },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      code_verifier: VERIFIER,
+      client_id: s.client.id,
+      redirect_uri: REDIRECT_URI,
+      resource,
+    }),
+  })
+  return (await exchange.json()) as { access_token: string; token_type: string }
+}
+
+/** A raw POST to /mcp, for what the SDK client never sends. */
+async function post(body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  })
+  const text = await res.text()
+  type RpcAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string } }
+  return { res, json: text ? (JSON.parse(text) as RpcAnswer) : undefined }
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+}
+
+describe.each([
+  { name: 'a client registered by the operator', register: preRegistered },
+  { name: 'a client-id metadata document', register: metadataDocument },
+  // Dynamic registration (RFC 7591, issue 27) is one more entry once linkauth has its endpoint:
+  // { name: 'dynamic registration', register: async () => ({ registration: { kind: 'dynamic' }, email }) }
+])('an agent with $name', ({ register }) => {
+  it('from the bare URL to tools/list and tools/call: creates a link and reads its statistics', async () => {
+    const { registration, email } = await register()
+    const provider = new BrowserAgentProvider(issuer, registration, { email, password: PASSWORD })
+    const { client, transport } = await connectAgent(provider)
+    try {
+      // The user was sent to linkauth for this endpoint's own audience and the scopes it names.
+      const authorizeUrl = provider.authorizationUrls[0]!
+      expect(authorizeUrl.searchParams.get('resource')).toBe(mcpUrl.href)
+      expect(authorizeUrl.searchParams.get('scope')).toBe('links:read links:write')
+      expect(client.getServerVersion()?.name).toBe('linkauth-links-api')
+
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        'create_link',
+        'delete_link',
+        'get_link',
+        'link_stats',
+        'list_links',
+        'list_tags',
+        'update_link',
+      ])
+      const create = tools.find((tool) => tool.name === 'create_link')!
+      expect(create._meta).toEqual({ 'linkauth/scopes': ['links:write'] })
+      expect(create.description).toContain('links:write')
+      expect(create.inputSchema.properties).toHaveProperty('target_url')
+      expect(create.outputSchema?.properties).toHaveProperty('short_url')
+      expect(tools.find((tool) => tool.name === 'link_stats')!._meta).toEqual({
+        'linkauth/scopes': ['links:read'],
+      })
+
+      const created = await client.callTool({
+        name: 'create_link',
+        arguments: { target_url: 'https://shop.example/autumn', tags: ['Promo'] },
+      })
+      expect(created.isError).toBeFalsy()
+      const link = created.structuredContent as {
+        id: string
+        slug: string
+        short_url: string
+        tags: string[]
+      }
+      expect(link.short_url).toBe(`${linksBase}/${link.slug}`)
+      expect(link.tags).toEqual(['promo'])
+
+      // A visitor follows the short link; the agent reads the statistics.
+      const visit = await fetch(link.short_url, { redirect: 'manual' })
+      expect(visit.status).toBe(302)
+      const today = new Date().toISOString().slice(0, 10)
+      const stats = await client.callTool({
+        name: 'link_stats',
+        arguments: { id: link.id, from: today, to: today },
+      })
+      expect(stats.structuredContent).toMatchObject({
+        link_id: link.id,
+        total_clicks: 1,
+        clicks_in_range: 1,
+        days: [{ date: today, clicks: 1 }],
+      })
+
+      // The REST API's rules answer through the tool: a refusal the model can read.
+      const bad = await client.callTool({
+        name: 'create_link',
+        arguments: { target_url: 'ftp://x.example/' },
+      })
+      expect(bad.isError).toBe(true)
+      expect(JSON.stringify(bad.content)).toContain('invalid_request')
+      expect(transport.sessionId).toBeTruthy()
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('audiences', () => {
+  it('a token for /mcp is refused by the REST API, and a REST token is refused at /mcp', async () => {
+    const { registration, email } = await preRegistered()
+    const provider = new BrowserAgentProvider(issuer, registration, { email, password: PASSWORD })
+    const { client } = await connectAgent(provider)
+    await client.close()
+    const mcpToken = provider.tokens()!.access_token
+    const atRest = await fetch(`${linksBase}/api/links`, { headers: { authorization: `Bearer ${mcpToken}` } })
+    expect(atRest.status).toBe(401)
+    expect(atRest.headers.get('www-authenticate')).toContain('error="invalid_token"')
+
+    // A token for the REST API, asked for with its resource identifier.
+    const restToken = (await appToken(`${linksBase}/api`)).access_token
+    expect(
+      (await fetch(`${linksBase}/api/links`, { headers: { authorization: `Bearer ${restToken}` } })).status,
+    ).toBe(200)
+    const atMcp = await post(initialize, { authorization: `Bearer ${restToken}` })
+    expect(atMcp.res.status).toBe(401)
+    expect(atMcp.res.headers.get('www-authenticate')).toBe(
+      `Bearer realm="links-mcp", resource_metadata="${linksBase}/.well-known/oauth-protected-resource/mcp", error="invalid_token", error_description="The access token is not meant for this API.", DPoP realm="links-mcp", resource_metadata="${linksBase}/.well-known/oauth-protected-resource/mcp", algs="ES256 EdDSA Ed25519 PS256"`,
+    )
+  })
+
+  it('each well-known URL serves only the document of the resource it names', async () => {
+    const mcpDoc = await (await fetch(`${linksBase}/.well-known/oauth-protected-resource/mcp`)).json()
+    expect(mcpDoc).toMatchObject({
+      resource: mcpUrl.href,
+      authorization_servers: [issuer],
+      scopes_supported: ['links:read', 'links:write'],
+    })
+    const apiDoc = await (await fetch(`${linksBase}/.well-known/oauth-protected-resource/api`)).json()
+    expect(apiDoc).toMatchObject({ resource: `${linksBase}/api` })
+    expect((await fetch(`${linksBase}/.well-known/oauth-protected-resource`)).status).toBe(404)
+  })
+})
+
+describe('step-up', () => {
+  it('a links:read token gets 403 insufficient_scope for create_link; the SDK asks the user for links:write', async () => {
+    const { registration, email } = await preRegistered()
+    const provider = new BrowserAgentProvider(
+      issuer,
+      registration,
+      { email, password: PASSWORD },
+      { keepRefreshToken: false },
+    )
+    // The host first asks for reading only.
+    expect(await auth(provider, { serverUrl: mcpUrl, scope: 'links:read' })).toBe('REDIRECT')
+    expect(await auth(provider, { serverUrl: mcpUrl, authorizationCode: provider.takeCode() })).toBe(
+      'AUTHORIZED',
+    )
+    expect(provider.tokens()!.scope).toBe('links:read')
+
+    const readToken = `Bearer ${provider.tokens()!.access_token}`
+    const init = await post(initialize, { authorization: readToken })
+    const raw = await post(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_link', arguments: {} } },
+      { authorization: readToken, 'mcp-session-id': init.res.headers.get('mcp-session-id')! },
+    )
+    expect(raw.res.status).toBe(403)
+    expect(raw.res.headers.get('www-authenticate')).toMatch(
+      new RegExp(
+        `^Bearer realm="links-mcp", resource_metadata="${linksBase}/.well-known/oauth-protected-resource/mcp", error="insufficient_scope", error_description="[^"]+", scope="links:read links:write"`,
+      ),
+    )
+
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider })
+    const client = new Client({ name: 'agent', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      expect((await client.callTool({ name: 'list_links', arguments: {} })).isError).toBeFalsy()
+      const call = { name: 'create_link', arguments: { target_url: 'https://shop.example/step-up' } }
+      await expect(client.callTool(call)).rejects.toThrow(UnauthorizedError)
+      const again = provider.authorizationUrls.at(-1)!
+      expect(again.searchParams.get('scope')).toBe('links:read links:write')
+      expect(again.searchParams.get('resource')).toBe(mcpUrl.href)
+      await transport.finishAuth(provider.takeCode())
+      expect(provider.tokens()!.scope).toBe('links:read links:write')
+      // Same user, same session: the call goes through with the wider token.
+      const created = await client.callTool(call)
+      expect(created.isError).toBeFalsy()
+      expect(created.structuredContent).toMatchObject({ target_url: 'https://shop.example/step-up' })
+      expect((await client.callTool({ name: 'list_links', arguments: {} })).isError).toBeFalsy()
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('revocation and sessions', () => {
+  it('revoking the agent on /account/apps stops its next call within a second', async () => {
+    const { registration, email } = await preRegistered()
+    const provider = new BrowserAgentProvider(issuer, registration, { email, password: PASSWORD })
+    const { client } = await connectAgent(provider)
+    try {
+      expect((await client.callTool({ name: 'list_tags', arguments: {} })).structuredContent).toEqual({
+        tags: [],
+      })
+      const apps = await provider.browser.request('/account/apps')
+      const revoked = await provider.browser.request(`/account/apps/${registration.clientId}/revoke`, {
+        method: 'POST',
+        form: { csrf_token: hiddenField(apps.body, 'csrf_token') },
+      })
+      expect(revoked.res.status).toBe(303)
+      const revokedAt = performance.now()
+      const token = provider.tokens()!.access_token
+      let refusedAfterMs = Infinity
+      while (performance.now() - revokedAt < 2000) {
+        const res = await post(
+          { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+          { authorization: `Bearer ${token}`, 'mcp-session-id': 'unchecked-before-the-token' },
+        )
+        if (res.res.status === 401) {
+          refusedAfterMs = performance.now() - revokedAt
+          expect(res.res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+          break
+        }
+        await new Promise((r) => setTimeout(r, 10))
+      }
+      expect(refusedAfterMs).toBeLessThan(1000)
+      // The SDK client's next call: refused, the refresh token is revoked too, so the user is asked again.
+      const before = provider.authorizationUrls.length
+      await expect(client.callTool({ name: 'list_tags', arguments: {} })).rejects.toThrow(UnauthorizedError)
+      expect(provider.authorizationUrls.length).toBe(before + 1)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('another user’s token cannot use a session', async () => {
+    const alice = await preRegistered()
+    const aliceAgent = new BrowserAgentProvider(issuer, alice.registration, {
+      email: alice.email,
+      password: PASSWORD,
+    })
+    const { client, transport } = await connectAgent(aliceAgent)
+    await client.close()
+    const bob = await preRegistered()
+    const bobAgent = new BrowserAgentProvider(issuer, bob.registration, {
+      email: bob.email,
+      password: PASSWORD,
+    })
+    const bobs = await connectAgent(bobAgent)
+    await bobs.client.close()
+    const list = { jsonrpc: '2.0', id: 4, method: 'tools/list' }
+    const as = (agent: BrowserAgentProvider, session: string) =>
+      post(list, {
+        authorization: `Bearer ${agent.tokens()!.access_token}`,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-11-25',
+      })
+    expect((await as(aliceAgent, transport.sessionId!)).res.status).toBe(200)
+    const hijack = await as(bobAgent, transport.sessionId!)
+    expect(hijack.res.status).toBe(404)
+    expect(hijack.json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32001, message: 'Session not found' },
+    })
+    expect((await as(bobAgent, bobs.transport.sessionId!)).res.status).toBe(200)
+  })
+})
+
+describe('HTTP rules of the transport', () => {
+  let token: string
+  let session: string
+  beforeAll(async () => {
+    const { registration, email } = await preRegistered()
+    const provider = new BrowserAgentProvider(issuer, registration, { email, password: PASSWORD })
+    const { client, transport } = await connectAgent(provider)
+    await client.close()
+    token = provider.tokens()!.access_token
+    session = transport.sessionId!
+  })
+  const list = { jsonrpc: '2.0', id: 5, method: 'tools/list' }
+
+  it('a foreign Origin is refused (DNS rebinding); the API’s own is served', async () => {
+    const foreign = await post(list, {
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': session,
+      origin: 'http://evil.example',
+    })
+    expect(foreign.res.status).toBe(403)
+    expect(foreign.json?.error?.code).toBe(-32000)
+    const own = await post(list, {
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': session,
+      origin: linksBase,
+    })
+    expect(own.res.status).toBe(200)
+  })
+
+  it('MCP-Protocol-Version: an unsupported one is 400; initialize negotiates 2025-11-25', async () => {
+    const bad = await post(list, {
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': session,
+      'mcp-protocol-version': '1999-01-01',
+    })
+    expect(bad.res.status).toBe(400)
+    expect(bad.json?.error?.message).toMatch(/Unsupported protocol version/)
+    const init = await post(initialize, { authorization: `Bearer ${token}` })
+    expect(init.res.status).toBe(200)
+    expect(init.json?.result?.protocolVersion).toBe('2025-11-25')
+    expect(init.res.headers.get('mcp-session-id')).toMatch(/^[\w-]+\.[\w-]+$/)
+  })
+
+  it('no session id is 400; a made-up one is 404; GET and DELETE are 405', async () => {
+    expect((await post(list, { authorization: `Bearer ${token}` })).res.status).toBe(400)
+    expect(
+      (await post(list, { authorization: `Bearer ${token}`, 'mcp-session-id': 'made-up' })).res.status,
+    ).toBe(404)
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(mcpUrl, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'mcp-session-id': session },
+      })
+      expect(res.status).toBe(405)
+      expect(res.headers.get('allow')).toBe('POST')
+    }
+  })
+
+  it('a body too large, or not JSON, is a JSON-RPC error', async () => {
+    const huge = await post(
+      { ...list, params: { pad: 'x'.repeat(70 * 1024) } },
+      { authorization: `Bearer ${token}`, 'mcp-session-id': session },
+    )
+    expect(huge.res.status).toBe(413)
+    expect(huge.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } })
+    const garbled = await post('{not json', { authorization: `Bearer ${token}`, 'mcp-session-id': session })
+    expect(garbled.res.status).toBe(400)
+    expect(garbled.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
+  })
+
+  it('without a token: 401 naming the endpoint’s metadata document', async () => {
+    const res = await post(initialize)
+    expect(res.res.status).toBe(401)
+    expect(res.res.headers.get('www-authenticate')).toContain(
+      `Bearer realm="links-mcp", resource_metadata="${linksBase}/.well-known/oauth-protected-resource/mcp"`,
+    )
+  })
+})
+
+describe('DPoP', () => {
+  it('a DPoP-bound token for /mcp works with its proof, and not as a Bearer token', async () => {
+    const key = await dpopKey()
+    const body = await appToken(mcpUrl.href, await dpopProof(key, { issuer, now: new Date() }))
+    expect(body.token_type).toBe('DPoP')
+    const bound = body.access_token
+    const proof = () =>
+      dpopProof(key, {
+        issuer,
+        now: new Date(),
+        claims: { htm: 'POST', htu: mcpUrl.href, ath: accessTokenHash(bound) },
+      })
+    const init = await post(initialize, { authorization: `DPoP ${bound}`, dpop: await proof() })
+    expect(init.res.status).toBe(200)
+    const session = init.res.headers.get('mcp-session-id')!
+    const created = await post(
+      {
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'tools/call',
+        params: { name: 'create_link', arguments: { target_url: 'https://shop.example/dpop' } },
+      },
+      { authorization: `DPoP ${bound}`, dpop: await proof(), 'mcp-session-id': session },
+    )
+    expect(created.res.status).toBe(200)
+    expect(created.json?.result).toMatchObject({
+      structuredContent: { target_url: 'https://shop.example/dpop' },
+    })
+    const asBearer = await post(initialize, { authorization: `Bearer ${bound}` })
+    expect(asBearer.res.status).toBe(401)
+    expect(asBearer.json).toMatchObject({ error: 'invalid_token' })
+  })
+})
