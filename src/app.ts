@@ -8,6 +8,7 @@ import { healthRoutes } from './health/health.routes.js'
 import { eventFeedRoutes } from './events/event-feed.routes.js'
 import { createHttpServer } from './http-server.js'
 import { metricsRoute, recordHttpMetrics } from './metrics/metrics.routes.js'
+import { registrationRoutes } from './clients/registration.routes.js'
 import { authorizeRoutes } from './oauth/authorize.routes.js'
 import { introspectRoutes } from './oauth/introspect.routes.js'
 import { revokeRoutes } from './oauth/revoke.routes.js'
@@ -83,6 +84,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
         revokeRoutes(services, options.config),
         introspectRoutes(services),
         eventFeedRoutes(services, options.config),
+        registrationRoutes(services, options.config.issuer),
       ],
       { unservedPaths: ['/api/oauth', '/api/events'] },
     ),

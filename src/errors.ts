@@ -26,6 +26,10 @@ export type OAuthErrorCode =
   | 'invalid_dpop_proof'
   /** RFC 9449 §8: retry with the nonce in the DPoP-Nonce header. */
   | 'use_dpop_nonce'
+  /** RFC 7591 §3.2.2: a redirect URI of a registration request is not acceptable. */
+  | 'invalid_redirect_uri'
+  /** RFC 7591 §3.2.2: another field of a registration request is not acceptable. */
+  | 'invalid_client_metadata'
 
 const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -43,6 +47,8 @@ const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_token: 401,
   server_error: 500,
   temporarily_unavailable: 503,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
   invalid_stream: 404,
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,

@@ -6,6 +6,7 @@ import { createConnectedAppsService } from './accounts/connected-apps.service.js
 import { createSessionService } from './accounts/session.service.js'
 import { createUserService } from './accounts/user.service.js'
 import { createClientService } from './clients/client.service.js'
+import { createDynamicRegistrationService } from './clients/dynamic-registration.service.js'
 import type { Config } from './config.js'
 import type { Database } from './db/database.js'
 import type { Listen } from './db/notifications.js'
@@ -107,6 +108,16 @@ export function createServices(deps: AppDeps) {
   })
   const rateLimitStore = createRateLimitStore({ config, clock, logger: deps.logger, metrics })
   const signInThrottle = createSignInThrottle(rateLimitStore.store, config)
+  const registrations = createDynamicRegistrationService({
+    db,
+    clock,
+    config,
+    store: rateLimitStore.store,
+    audit: audit.recorder,
+    registered: () => metrics.clientRegistrations.inc({ outcome: 'registered' }),
+    removed: (count) => metrics.clientRegistrations.inc({ outcome: 'removed' }, count),
+    changed: clients.invalidateOrigins,
+  })
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -140,7 +151,13 @@ export function createServices(deps: AppDeps) {
     events,
     rateLimitStore,
     signInThrottle,
-    housekeeping: createHousekeepingService({ ...deps, metrics, eventStreamIdleSince: events.idleSince }),
+    registrations,
+    housekeeping: createHousekeepingService({
+      ...deps,
+      metrics,
+      eventStreamIdleSince: events.idleSince,
+      afterSteps: (batchSize) => registrations.removeUnused(batchSize),
+    }),
     dpop: createDpopService({ ...deps, redis: rateLimitStore.redis }),
   }
 }

@@ -68,6 +68,8 @@ export async function insertClient(
     metadata?: Partial<ClientMetadata>
     kind?: ClientKind
     registrationTokenHash?: string
+    /** The service's clock (housekeeping compares it); the database's when left out. */
+    createdAt?: Date
   },
 ): Promise<Client> {
   const row = await db
@@ -81,6 +83,7 @@ export async function insertClient(
       ...metadataColumns(client.metadata ?? {}),
       ...(client.kind ? { kind: client.kind } : {}),
       ...(client.registrationTokenHash ? { registration_token_hash: client.registrationTokenHash } : {}),
+      ...(client.createdAt ? { created_at: client.createdAt } : {}),
     })
     .returningAll()
     .executeTakeFirstOrThrow()

@@ -222,6 +222,8 @@ export function createClientService(
       origins.invalidate()
       return client
     },
+    /** A client came or went outside this service (a dynamic registration): CORS reads the table again. */
+    invalidateOrigins: () => origins.invalidate(),
     /** CORS (web/cors.ts): the origins of enabled clients' redirect URIs, from memory. */
     isRegisteredOrigin: origins.isRegisteredOrigin,
     isOriginOf: origins.isOriginOf,

@@ -46,6 +46,8 @@ export interface HousekeepingDeps {
   >
   /** The event feed's rule: a stream not polled since this time is gone. */
   eventStreamIdleSince(now: Date): Date
+  /** Runs after the table steps: removes unused dynamic registrations (their count). */
+  afterSteps?: (batchSize: number) => Promise<number>
 }
 
 /**
@@ -125,6 +127,8 @@ export function createHousekeepingService(deps: HousekeepingDeps) {
           more = result.more
         }
       }
+      // Dynamic registrations unused for their time (issue 27): rows of clients, not a table of ours.
+      await deps.afterSteps?.(config.housekeepingBatchSize)
       return log('completed', finish('completed'))
     } catch (err) {
       const { durationSeconds } = finish('failed')

@@ -48,6 +48,12 @@ export function createMetrics(
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    clientRegistrations: new Counter({
+      name: 'linkauth_client_registrations_total',
+      help: 'Dynamic client registrations (RFC 7591): registered, or removed (by their own request or as unused)',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     codeReplays: new Counter({
       name: 'linkauth_authorization_code_replays_total',
       help: 'Authorization codes presented after they were used (what they issued is revoked)',

@@ -12,7 +12,7 @@ import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
  * identifiers, which a client may cross-check against an API's authorization_servers (§7.6).
  */
 export function authorizationServerMetadata(
-  config: Pick<Config, 'issuer' | 'clientMetadataDocuments'>,
+  config: Pick<Config, 'issuer' | 'clientMetadataDocuments' | 'dynamicRegistration'>,
   protectedResources: readonly string[] = [],
 ) {
   const issuer = config.issuer
@@ -39,11 +39,15 @@ export function authorizationServerMetadata(
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     // draft-ietf-oauth-client-id-metadata-document: an https client_id URL names its own metadata.
     client_id_metadata_document_supported: config.clientMetadataDocuments,
+    // RFC 7591: open, or with the operator's initial access token; absent when turned off.
+    ...(config.dynamicRegistration !== 'off'
+      ? { registration_endpoint: `${issuer}/api/oauth/register` }
+      : {}),
   }
 }
 
 export function metadataRoutes(
-  config: Pick<Config, 'issuer' | 'clientMetadataDocuments'>,
+  config: Pick<Config, 'issuer' | 'clientMetadataDocuments' | 'dynamicRegistration'>,
   resourceServers: Pick<ResourceServerService, 'protectedResources'>,
 ) {
   // The service hands back the same list until it changes, so the document is built once per list.

@@ -72,6 +72,9 @@ export const oauthErrorSchema = z.object({
     'invalid_stream',
     'invalid_dpop_proof',
     'use_dpop_nonce',
+    'invalid_token',
+    'invalid_redirect_uri',
+    'invalid_client_metadata',
   ]),
   error_description: z.string(),
 })

@@ -2,6 +2,7 @@ import { auditAdminOperations } from '../audit/audit.openapi.js'
 import { connectedAppsApiOperations } from '../accounts/connected-apps.openapi.js'
 import { userAdminOperations } from '../accounts/user.openapi.js'
 import { blockedClientAdminOperations, clientAdminOperations } from '../clients/client.openapi.js'
+import { registrationOperations } from '../clients/registration.openapi.js'
 import type { Config } from '../config.js'
 import { eventFeedOperations } from '../events/event-feed.openapi.js'
 import { healthOperations } from '../health/health.openapi.js'
@@ -56,6 +57,7 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
       ...authorizeOperations,
       ...tokenOperations,
       ...revokeOperations,
+      ...registrationOperations,
       ...introspectOperations,
       ...eventFeedOperations,
       ...metadataOperations,

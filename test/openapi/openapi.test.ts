@@ -679,6 +679,31 @@ describe('the block list of client_id URLs matches the document', () => {
   })
 })
 
+describe('dynamic registration matches the document', () => {
+  it('registers, reads, deletes, refuses', async () => {
+    const url = '/api/oauth/register'
+    const created = await check(
+      'public',
+      'POST /api/oauth/register',
+      { url, payload: { client_name: 'Doc Agent', redirect_uris: ['http://127.0.0.1/cb'] } },
+      201,
+    )
+    await check(
+      'public',
+      'POST /api/oauth/register',
+      { url, payload: { redirect_uris: ['http://x.example/'] } },
+      400,
+    )
+    const { client_id, registration_access_token } = created.json() as Record<string, string>
+    const at = `${url}/${client_id}`
+    const auth = { authorization: `Bearer ${registration_access_token}` }
+    await check('public', 'GET /api/oauth/register/{client_id}', { url: at, headers: auth }, 200)
+    await check('public', 'GET /api/oauth/register/{client_id}', { url: at }, 401)
+    await check('public', 'DELETE /api/oauth/register/{client_id}', { url: at, headers: auth }, 204)
+    await check('public', 'DELETE /api/oauth/register/{client_id}', { url: at, headers: auth }, 401)
+  })
+})
+
 describe('coverage', () => {
   it('every route that answers JSON is documented on its own listener', () => {
     for (const [app, doc] of [

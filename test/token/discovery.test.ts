@@ -46,6 +46,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       protected_resources: [],
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
       client_id_metadata_document_supported: true,
+      registration_endpoint: `${base}/api/oauth/register`,
     })
   })
 })
