@@ -10,6 +10,7 @@ import * as m0008 from './0008_dpop.js'
 import * as m0009 from './0009_client_and_resource_server_lifecycle.js'
 import * as m0010 from './0010_signing_key_lifecycle.js'
 import * as m0011 from './0011_audit_trail.js'
+import * as m0015 from './0015_passkeys.js'
 
 /** Every migration, in order. Names are frozen once landed. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0009_client_and_resource_server_lifecycle': m0009,
   '0010_signing_key_lifecycle': m0010,
   '0011_audit_trail': m0011,
+  '0015_passkeys': m0015,
 }

@@ -9,6 +9,7 @@ import {
   deleteSession,
   findLiveSessionByTokenHash,
   insertSession,
+  markSessionReauthenticated,
   type SignInSession,
 } from './session.repository.js'
 import { findPasswordHash, findUserCredentialsByEmail } from './user.repository.js'
@@ -27,6 +28,9 @@ export interface SignInRefusal {
   userId: string | undefined
 }
 
+/** How long a sign-in or a fresh check lets a session add a passkey or turn password sign-in off. */
+export const REAUTH_WINDOW_SECONDS = 5 * 60
+
 export function createSessionService(
   db: Kysely<Database>,
   clock: Clock,
@@ -34,6 +38,41 @@ export function createSessionService(
   audit: AuditRecorder = NO_AUDIT,
 ) {
   void prepareUnknownAccountHash()
+
+  /**
+   * Opens a session for a user whose credentials were checked (a password here, a passkey in
+   * passkey.service.ts): both are a full sign-in. The plain token goes only into the cookie; the
+   * database keeps its SHA-256.
+   */
+  async function openSession(
+    user: { id: string; email: string },
+    method: 'password' | 'passkey',
+    from?: RequestFacts,
+  ): Promise<{ token: string; session: SignInSession }> {
+    const token = newSecret()
+    const now = clock.now()
+    const session = {
+      userId: user.id,
+      email: user.email,
+      csrfSecret: newSecret(),
+      createdAt: now,
+      expiresAt: addSeconds(now, sessionTtlSeconds),
+    }
+    const id = await db.transaction().execute(async (trx) => {
+      const sessionId = await insertSession(trx, { ...session, tokenHash: sha256(token) })
+      await audit.record(trx, {
+        type: 'sign_in.succeeded',
+        from,
+        actor: { kind: 'user', id: user.id },
+        target: { kind: 'user', id: user.id },
+        userId: user.id,
+        ...(method === 'passkey' ? { details: { method } } : {}),
+      })
+      return sessionId
+    })
+    return { token, session: { id, ...session } }
+  }
+
   return {
     /**
      * Checks the credentials and opens a session. Unknown email and wrong password take the same
@@ -50,37 +89,32 @@ export function createSessionService(
       const possible = email.length <= 320 && !hasNul(email)
       const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
       const ok = await verifyPassword(user?.passwordHash, password)
-      if (!ok || !user) {
+      // A passwordless account (password sign-in turned off) refuses even its right password, with
+      // the answer of a wrong one, after the same argon2 work: the form tells nothing apart.
+      if (!ok || !user || !user.passwordSignIn) {
         await audit.recordRefusal({
           type: 'sign_in.failed',
           from,
           actor: { kind: 'anonymous' },
           ...(user ? { target: { kind: 'user', id: user.id }, userId: user.id } : {}),
-          details: { reason: user ? 'wrong_password' : 'unknown_email' },
+          details: {
+            reason: !user ? 'unknown_email' : ok ? 'password_sign_in_off' : 'wrong_password',
+          },
         })
         return { refused: true, userId: user?.id }
       }
-      const token = newSecret()
-      const now = clock.now()
-      const session = {
-        userId: user.id,
-        email: user.email,
-        csrfSecret: newSecret(),
-        createdAt: now,
-        expiresAt: addSeconds(now, sessionTtlSeconds),
-      }
-      const id = await db.transaction().execute(async (trx) => {
-        const sessionId = await insertSession(trx, { ...session, tokenHash: sha256(token) })
-        await audit.record(trx, {
-          type: 'sign_in.succeeded',
-          from,
-          actor: { kind: 'user', id: user.id },
-          target: { kind: 'user', id: user.id },
-          userId: user.id,
-        })
-        return sessionId
-      })
-      return { token, session: { id, ...session } }
+      return openSession(user, 'password', from)
+    },
+
+    openSession,
+
+    /** Notes a fresh password or passkey check in this session (adding a passkey asks for one). */
+    markReauthenticated: (sessionId: string) => markSessionReauthenticated(db, sessionId, clock.now()),
+
+    /** Whether the session signed in, or checked a password or passkey again, in the last REAUTH_WINDOW. */
+    isFresh(session: SignInSession): boolean {
+      const last = Math.max(session.createdAt.getTime(), session.reauthenticatedAt?.getTime() ?? 0)
+      return clock.now().getTime() - last <= REAUTH_WINDOW_SECONDS * 1000
     },
 
     /** The live session a cookie value names, or undefined (absent, malformed, unknown or expired). */
