@@ -122,7 +122,7 @@ export const PASSKEYS_SCRIPT = `'use strict';
       event.preventDefault();
       ceremony(form, kind, false);
     });
-    if (kind === 'sign-in' && PublicKeyCredential.isConditionalMediationAvailable) {
+    if (form.hasAttribute('data-passkey-autofill') && PublicKeyCredential.isConditionalMediationAvailable) {
       PublicKeyCredential.isConditionalMediationAvailable().then(function (available) {
         if (available) ceremony(form, kind, true);
       });

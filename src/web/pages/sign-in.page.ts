@@ -7,12 +7,13 @@ export const PASSKEY_SIGN_IN_FAILED = 'That passkey did not sign you in. Try aga
 
 /**
  * Sign in with a passkey: the browser offers passkeys in the email field's autofill (conditional
- * mediation) and on this button. Hidden until the script finds WebAuthn in the browser.
+ * mediation, `autofill`) and on this button. Hidden until the script finds WebAuthn in the browser.
  */
 function passkeyForm(options: {
   csrfToken: string
   requestId?: string | undefined
   next?: string | undefined
+  autofill: boolean
 }) {
   return html`<form
     method="post"
@@ -20,6 +21,7 @@ function passkeyForm(options: {
     class="passkey-choice"
     data-passkey="sign-in"
     data-options="/api/passkeys/sign-in-options"
+    ${options.autofill ? html`data-passkey-autofill` : ''}
   >
     <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
     ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
@@ -84,7 +86,15 @@ export function signInPage(options: {
           <button type="submit" class="primary">Sign in</button>
         </div>
       </form>
-      ${options.passkeys ? passkeyForm(options) : ''}
+      ${
+        options.passkeys
+          ? passkeyForm({
+              ...options,
+              // After a refusal the browser does not offer passkeys by itself again: the person chooses.
+              autofill: !options.failed && !options.passkeyFailed && options.retryAfterSeconds === undefined,
+            })
+          : ''
+      }
       ${
         options.clientName
           ? html`<p class="muted small">
