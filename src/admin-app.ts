@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { auditAdminRoutes } from './audit/audit.routes.js'
+import { passkeyAdminRoutes } from './accounts/passkey-admin.routes.js'
 import { userAdminRoutes } from './accounts/user.routes.js'
 import { clientAdminRoutes } from './clients/client.routes.js'
 import { healthRoutes } from './health/health.routes.js'
@@ -31,6 +32,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     requireAdminToken(admin, options.adminToken, services.audit)
     await admin.register(clientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
+    await admin.register(passkeyAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))
     await admin.register(metricsRoute(services.metricsSource))
     await admin.register(signingKeyAdminRoutes(services))

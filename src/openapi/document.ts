@@ -1,5 +1,6 @@
 import { auditAdminOperations } from '../audit/audit.openapi.js'
 import { connectedAppsApiOperations } from '../accounts/connected-apps.openapi.js'
+import { passkeyAdminOperations, passkeyPageOperations } from '../accounts/passkey.openapi.js'
 import { userAdminOperations } from '../accounts/user.openapi.js'
 import { clientAdminOperations } from '../clients/client.openapi.js'
 import type { Config } from '../config.js'
@@ -60,6 +61,7 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
       ...metadataOperations,
       ...jwksOperations,
       ...connectedAppsApiOperations,
+      ...passkeyPageOperations,
       ...healthOperations,
       ...openApiOperations('public'),
     },
@@ -84,6 +86,7 @@ export function adminOpenApiDocument() {
     paths: {
       ...clientAdminOperations,
       ...userAdminOperations,
+      ...passkeyAdminOperations,
       ...resourceServerAdminOperations,
       ...signingKeyAdminOperations,
       ...housekeepingAdminOperations,

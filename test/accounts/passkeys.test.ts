@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
-import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { createRunningClock } from '../helpers/clock.js'
 import { authorizeUrl, Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
 import {
@@ -462,6 +462,36 @@ describe('one account area', () => {
       expect((await browser.get(path)).statusCode).toBe(303)
       expect((await browser.signIn(s.email, PASSWORD)).statusCode).toBe(303)
     }
+  })
+})
+
+describe('operator', () => {
+  it("lists a user's passkeys and removes one through the admin API (audited as the operator)", async () => {
+    const s = await seed(t)
+    const { browser, csrf } = await signedIn(s.email)
+    await register(browser, csrf, s.user.id, 'Lost phone')
+    const list = await t.admin.inject({
+      method: 'GET',
+      url: `/admin/users/${s.user.id}/passkeys`,
+      headers: adminHeaders,
+    })
+    expect(list.statusCode).toBe(200)
+    const body = list.json()
+    expect(body.password_sign_in).toBe(true)
+    expect(body.passkeys).toEqual([expect.objectContaining({ name: 'Lost phone', last_used_at: null })])
+    expect(JSON.stringify(body)).not.toMatch(/public_key|credential/)
+    const url = `/admin/users/${s.user.id}/passkeys/${body.passkeys[0].id}`
+    expect((await t.admin.inject({ method: 'DELETE', url, headers: adminHeaders })).statusCode).toBe(204)
+    expect((await t.admin.inject({ method: 'DELETE', url, headers: adminHeaders })).statusCode).toBe(404)
+    expect(
+      (await t.admin.inject({ method: 'GET', url: `/admin/users/${s.user.id}/passkeys` })).statusCode,
+    ).toBe(401)
+    const { events } = await t.services.audit.list({
+      userId: s.user.id,
+      eventTypes: ['passkey.removed'],
+      limit: 5,
+    })
+    expect(events[0]!.actorKind).toBe('operator')
   })
 })
 
