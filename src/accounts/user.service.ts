@@ -21,6 +21,7 @@ import {
   insertUser,
   listUsersPage,
   setPasswordHash,
+  setPasswordSignIn,
   updateUserEmail,
   type User,
 } from './user.repository.js'
@@ -232,6 +233,9 @@ export function createUserService(
         const link = await consumeResetToken(trx, sha256(token), now)
         if (!link) return false
         const { sessionsEnded } = await setPasswordHash(trx, link.userId, passwordHash)
+        // The operator's link is the way back into an account whose passkeys are lost: the new
+        // password signs in again even where password sign-in had been turned off.
+        await setPasswordSignIn(trx, link.userId, true)
         await voidResetTokensOf(trx, link.userId, now)
         await audit.record(trx, {
           type: 'password.reset',
