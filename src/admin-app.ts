@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { auditAdminRoutes } from './audit/audit.routes.js'
+import { passkeyAdminRoutes } from './accounts/passkey-admin.routes.js'
 import { userAdminRoutes } from './accounts/user.routes.js'
 import { blockedClientAdminRoutes } from './clients/blocked-client.routes.js'
 import { clientAdminRoutes } from './clients/client.routes.js'
@@ -37,6 +38,7 @@ export async function buildAdminApp(options: AdminAppOptions): Promise<FastifyIn
     await admin.register(clientAdminRoutes(services))
     await admin.register(blockedClientAdminRoutes(services))
     await admin.register(userAdminRoutes(services))
+    await admin.register(passkeyAdminRoutes(services))
     await admin.register(resourceServerAdminRoutes(services))
     await admin.register(metricsRoute(services.metricsSource))
     await admin.register(signingKeyAdminRoutes(services))

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify'
 import { connectedAppsRoutes } from './accounts/connected-apps.routes.js'
 import { signInRoutes } from './accounts/sign-in.routes.js'
 import { passwordRoutes } from './accounts/password.routes.js'
+import { passkeySignInRoutes } from './accounts/passkey-sign-in.routes.js'
+import { passkeyRoutes } from './accounts/passkey.routes.js'
 import { healthRoutes } from './health/health.routes.js'
 import { eventFeedRoutes } from './events/event-feed.routes.js'
 import { createHttpServer } from './http-server.js'
@@ -64,6 +66,8 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
     ),
   )
   const accountApps = connectedAppsRoutes(services, options.config)
+  const passkeySignIn = passkeySignInRoutes(services, options.config)
+  const accountPasskeys = passkeyRoutes(services, options.config)
   // Pages for people answer errors with a page, as does any address no group below owns.
   await app.register(
     routeGroup('html', [
@@ -72,6 +76,8 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
       authorizeRoutes(services, options.config),
       accountApps.pages,
       passwordRoutes(services, options.config),
+      passkeySignIn.pages,
+      accountPasskeys.pages,
     ]),
   )
   // OAuth clients and resource servers read RFC 6749 errors, below these paths too: the revocation
@@ -100,6 +106,8 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
           ? [metricsRoute(services.metricsSource, options.config.metricsToken)]
           : []),
         accountApps.api,
+        passkeySignIn.api,
+        accountPasskeys.api,
         jwksRoutes(services),
         metadataRoutes(options.config, services.resourceServers),
         openApiRoutes(publicOpenApiDocument(options.config)),

@@ -221,6 +221,18 @@ export const configSchema = z.object({
   // and whether proofs must carry a server nonce (use_dpop_nonce with a DPoP-Nonce header first).
   DPOP_REQUIRED: booleanish('false'),
   DPOP_NONCE_REQUIRED: booleanish('false'),
+  // Passkeys (docs/operating.md "Passkeys"): unset → on with an https issuer or http://localhost.
+  PASSKEYS: optionalString.pipe(z.enum(['on', 'off']).optional()),
+  /** The WebAuthn RP ID: the issuer's host name or a registrable suffix of it; unset → the issuer's host. */
+  PASSKEY_RP_ID: optionalString.pipe(
+    z
+      .string()
+      .regex(
+        /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+        'a lower-case host name',
+      )
+      .optional(),
+  ),
   /** Audit trail: rows older than this many seconds (default 400 days) are deleted by housekeeping. */
   AUDIT_RETENTION: seconds(400 * 24 * 3600),
   // Applications that arrive without the operator (docs/operating.md "Applications that register
@@ -279,6 +291,10 @@ type Derived = {
   accessTokenAudience: string
   /** Seconds between scheduled signing-key rotations; 0 is off. */
   signingKeyRotation: number
+  /** Whether users may register and sign in with passkeys (PASSKEYS, or its default). */
+  passkeys: boolean
+  /** The WebAuthn relying party ID passkeys are bound to (PASSKEY_RP_ID or the issuer's host). */
+  passkeyRpId: string
 }
 
 /**
@@ -345,6 +361,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       `CLIENT_METADATA_SCOPES: expected known scopes, got ${JSON.stringify(unknownScope)}`,
     )
   }
+  const passkeys = passkeySettings(issuer, e.PASSKEYS, e.PASSKEY_RP_ID)
   // Every key of the schema, the unset optional ones too (zod leaves those out of its output).
   const settings = Object.fromEntries(
     Object.keys(configSchema.shape).map((name) => [configKey(name), e[name as keyof Settings]]),
@@ -355,7 +372,32 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     issuer,
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? `${issuer}/api`,
     signingKeyRotation: e.SIGNING_KEY_ROTATION ?? (e.DATABASE_URL ? DEFAULT_ROTATION_SECONDS : 0),
+    ...passkeys,
   } as Config)
+}
+
+/**
+ * WebAuthn works only in a secure context on a domain name (WebAuthn L3 §5.1.3, §13.4.9): an https
+ * issuer, or http://localhost during development. The RP ID must be the issuer's host or a
+ * registrable suffix of it (a deployment behind auth.example.com may bind passkeys to example.com).
+ */
+function passkeySettings(
+  issuer: string,
+  setting: 'on' | 'off' | undefined,
+  rpIdSetting: string | undefined,
+): { passkeys: boolean; passkeyRpId: string } {
+  const url = new URL(issuer)
+  const host = url.hostname
+  const usable = url.protocol === 'https:' || host === 'localhost' || host.endsWith('.localhost')
+  const isIp = /^[0-9.]+$/.test(host) || host.startsWith('[')
+  const rpId = rpIdSetting ?? host
+  if (setting === 'on' && (!usable || isIp))
+    throw new ConfigError(
+      'PASSKEYS: expected "off" with this ISSUER (passkeys need an https issuer with a host name, or http://localhost)',
+    )
+  if (host !== rpId && !host.endsWith(`.${rpId}`))
+    throw new ConfigError(`PASSKEY_RP_ID: expected the ISSUER's host name or a suffix of it, got "${rpId}"`)
+  return { passkeys: setting ? setting === 'on' : usable && !isIp, passkeyRpId: rpId }
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import { createAuditService } from './audit/audit.service.js'
 import { createConnectedAppsService } from './accounts/connected-apps.service.js'
+import { createPasskeyService } from './accounts/passkey.service.js'
 import { createSessionService } from './accounts/session.service.js'
 import { createUserService } from './accounts/user.service.js'
 import { createClientService } from './clients/client.service.js'
@@ -134,6 +135,10 @@ export function createServices(deps: AppDeps) {
       { passwordChecked: () => metrics.passwordChecks.inc() },
       audit.recorder,
     ),
+    passkeys: createPasskeyService(db, clock, config, audit.recorder, {
+      signedIn: () => metrics.passkeySignIns.inc(),
+      refused: (ceremony, reason) => metrics.passkeyFailures.inc({ ceremony, reason }),
+    }),
     audit,
     grants,
     refreshTokens,

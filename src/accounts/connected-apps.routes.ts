@@ -4,13 +4,17 @@ import { ProblemError } from '../errors.js'
 import type { Services } from '../services.js'
 import { ACCOUNT_APPS_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
+import { activityPage } from '../web/pages/activity.page.js'
 import { connectedAppsPage } from '../web/pages/connected-apps.page.js'
+import { accountFrame } from './account-frame.js'
 import type { ConnectedApp } from './connected-apps.service.js'
 import { signInThenReturnTo } from './return-path.js'
 import { sessionCookies } from './session-cookie.js'
 import type { SignInSession } from './session.service.js'
 
-type AccountServices = Pick<Services, 'sessions' | 'connectedApps'>
+type AccountServices = Pick<Services, 'sessions' | 'connectedApps'> & {
+  passkeys: Pick<Services['passkeys'], 'enabled'>
+}
 
 /** The JSON shape of GET /api/account/apps entries (DESIGN §3). */
 function appJson(app: ConnectedApp) {
@@ -70,15 +74,22 @@ export function connectedAppsRoutes(
       const session = await cookies.currentSession(request, services.sessions)
       if (!session) return reply.redirect(signInThenReturnTo('account-apps'), 303)
       const revoked = formField(request.query, 'revoked')
-      const [list, revokedName, history] = await Promise.all([
+      const [list, revokedName] = await Promise.all([
         apps.list(session.userId),
         revoked === undefined ? undefined : apps.revokedAppName(session.userId, revoked),
-        apps.history(session.userId),
       ])
       const token = csrfToken(session.csrfSecret, ACCOUNT_APPS_BINDING)
+      const frame = accountFrame(session, 'apps', services.passkeys.enabled)
+      return sendPage(reply, connectedAppsPage({ frame, apps: list, csrfToken: token, revokedName }))
+    })
+
+    app.get('/account/activity', async (request, reply) => {
+      const session = await cookies.currentSession(request, services.sessions)
+      if (!session) return reply.redirect(signInThenReturnTo('account-activity'), 303)
+      const history = await apps.history(session.userId)
       return sendPage(
         reply,
-        connectedAppsPage({ email: session.email, apps: list, csrfToken: token, revokedName, history }),
+        activityPage(accountFrame(session, 'activity', services.passkeys.enabled), history),
       )
     })
 

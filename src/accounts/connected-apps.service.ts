@@ -30,6 +30,8 @@ export interface AccountEvent {
   /** Why a grant ended: user_revoked, client_disabled, … */
   reason: string | undefined
   scopes: string[]
+  /** A passkey's name, for passkey events. */
+  name?: string | undefined
 }
 
 /** The user's side of grants: list the connected applications and disconnect one (effective at once). */
@@ -87,6 +89,7 @@ export function createConnectedAppsService(
         appName: r.clientId ? (names.get(r.clientId) ?? r.clientId) : undefined,
         reason: typeof r.details.reason === 'string' ? r.details.reason : undefined,
         scopes: Array.isArray(r.details.scopes) ? (r.details.scopes as string[]) : [],
+        name: typeof r.details.name === 'string' ? r.details.name : undefined,
       }))
     },
 

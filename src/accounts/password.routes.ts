@@ -13,12 +13,14 @@ import {
   resetLinkInvalidPage,
   resetPasswordPage,
 } from '../web/pages/password.page.js'
+import { accountFrame } from './account-frame.js'
 import { signInThenReturnTo } from './return-path.js'
+import type { SignInSession } from './session.service.js'
 import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
 import type { SignInClient } from './sign-in-throttle.service.js'
 import { passwordSchema, RESET_PASSWORD_PATH } from './user.service.js'
 
-type PasswordServices = Pick<Services, 'sessions' | 'users' | 'signInThrottle' | 'metrics'>
+type PasswordServices = Pick<Services, 'sessions' | 'users' | 'signInThrottle' | 'metrics' | 'passkeys'>
 
 /** The new password's problem in words, or undefined when it will do (the rule of user creation). */
 function newPasswordProblem(password: string, confirmation: string | undefined): string | undefined {
@@ -50,13 +52,45 @@ export function passwordRoutes(
   const cookies = sessionCookies(config)
   const devices = knownDeviceCookie(config)
 
+  /** The password page's parts for this session: frame, form token, and password sign-in's state. */
+  async function pageParts(session: SignInSession, notice?: string) {
+    const passkeys = services.passkeys
+    const passwordSignIn = passkeys.enabled
+      ? {
+          on: (await passkeys.passwordSignIn(session.userId)) !== false,
+          hasPasskeys: (await passkeys.list(session.userId)).length > 0,
+          notice,
+        }
+      : undefined
+    return {
+      frame: accountFrame(session, 'password', passkeys.enabled),
+      csrfToken: csrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING),
+      passwordSignIn,
+    }
+  }
+
   return async (app: FastifyInstance) => {
     app.get('/account/password', async (request, reply) => {
       const session = await cookies.currentSession(request, services.sessions)
       if (!session)
         return reply.header('cache-control', 'no-store').redirect(signInThenReturnTo('account-password'), 303)
-      const token = csrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING)
-      return sendPage(reply, changePasswordPage({ email: session.email, csrfToken: token }))
+      return sendPage(reply, changePasswordPage(await pageParts(session)))
+    })
+
+    // Password sign-in off (a passwordless account: only passkeys sign in) or on again.
+    app.post('/account/password/sign-in', async (request, reply) => {
+      const session = await cookies.currentSession(request, services.sessions)
+      if (!session) throw new ProblemError(403, 'Your session has ended. Sign in and try again.')
+      if (
+        !isValidCsrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING, formField(request.body, 'csrf_token'))
+      )
+        throw new ProblemError(403, 'This form has expired. Reload the page and try again.')
+      const on = formField(request.body, 'enabled') === 'true'
+      await services.passkeys.setPasswordSignIn(session.userId, on, request)
+      const notice = on
+        ? 'Password sign-in is on again.'
+        : 'Password sign-in is off. Sign in with your passkeys.'
+      return sendPage(reply, changePasswordPage(await pageParts(session, notice)))
     })
 
     app.post('/account/password', async (request, reply) => {
@@ -65,9 +99,9 @@ export function passwordRoutes(
       const body = request.body
       if (!isValidCsrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING, formField(body, 'csrf_token')))
         throw new ProblemError(403, 'This form has expired. Reload the page and try again.')
-      const token = csrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING)
+      const parts = await pageParts(session)
       const form = (status: number, alert: { error: string } | { retryAfterSeconds: number }) =>
-        sendPage(reply, changePasswordPage({ email: session.email, csrfToken: token, ...alert }), status)
+        sendPage(reply, changePasswordPage({ ...parts, ...alert }), status)
 
       const account = services.signInThrottle.accountOf(session.email)
       const deviceId = devices.deviceFor(request, account)

@@ -5,6 +5,8 @@
 const RETURN_PATHS = {
   'account-apps': '/account/apps',
   'account-password': '/account/password',
+  'account-passkeys': '/account/passkeys',
+  'account-activity': '/account/activity',
 } as const
 
 export type ReturnKey = keyof typeof RETURN_PATHS

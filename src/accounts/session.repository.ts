@@ -9,6 +9,8 @@ export interface SignInSession {
   csrfSecret: string
   createdAt: Date
   expiresAt: Date
+  /** The last fresh password or passkey check in this session, if any (migration 0015). */
+  reauthenticatedAt?: Date | null
 }
 
 export async function insertSession(
@@ -38,7 +40,15 @@ export async function findLiveSessionByTokenHash(
   const row = await db
     .selectFrom('sign_in_sessions as s')
     .innerJoin('users as u', 'u.id', 's.user_id')
-    .select(['s.id', 's.user_id', 'u.email', 's.csrf_secret', 's.created_at', 's.expires_at'])
+    .select([
+      's.id',
+      's.user_id',
+      'u.email',
+      's.csrf_secret',
+      's.created_at',
+      's.expires_at',
+      's.reauthenticated_at',
+    ])
     .where('s.token_hash', '=', tokenHash)
     .where('s.expires_at', '>', now)
     .executeTakeFirst()
@@ -50,8 +60,14 @@ export async function findLiveSessionByTokenHash(
       csrfSecret: row.csrf_secret,
       createdAt: row.created_at,
       expiresAt: row.expires_at,
+      reauthenticatedAt: row.reauthenticated_at,
     }
   )
+}
+
+/** Notes a fresh password or passkey check in this session. */
+export async function markSessionReauthenticated(db: Kysely<Database>, id: string, at: Date): Promise<void> {
+  await db.updateTable('sign_in_sessions').set({ reauthenticated_at: at }).where('id', '=', id).execute()
 }
 
 export async function deleteSession(db: Kysely<Database>, id: string): Promise<void> {

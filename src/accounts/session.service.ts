@@ -9,6 +9,7 @@ import {
   deleteSession,
   findLiveSessionByTokenHash,
   insertSession,
+  markSessionReauthenticated,
   type SignInSession,
 } from './session.repository.js'
 import type { SignInClient, SignInHold, SignInThrottle } from './sign-in-throttle.service.js'
@@ -32,6 +33,9 @@ export interface SignInRefusal {
 export interface SignInHeld {
   held: SignInHold
 }
+
+/** How long a sign-in or a fresh check lets a session add a passkey or turn password sign-in off. */
+export const REAUTH_WINDOW_SECONDS = 5 * 60
 
 export function createSessionService(
   db: Kysely<Database>,
@@ -61,6 +65,40 @@ export function createSessionService(
     })
   }
 
+  /**
+   * Opens a session for a user whose credentials were checked (a password here, a passkey in
+   * passkey.service.ts): both are a full sign-in. The plain token goes only into the cookie; the
+   * database keeps its SHA-256.
+   */
+  async function openSession(
+    user: { id: string; email: string },
+    method: 'password' | 'passkey',
+    from?: RequestFacts,
+  ): Promise<{ token: string; session: SignInSession }> {
+    const token = newSecret()
+    const now = clock.now()
+    const session = {
+      userId: user.id,
+      email: user.email,
+      csrfSecret: newSecret(),
+      createdAt: now,
+      expiresAt: addSeconds(now, sessionTtlSeconds),
+    }
+    const id = await db.transaction().execute(async (trx) => {
+      const sessionId = await insertSession(trx, { ...session, tokenHash: sha256(token) })
+      await audit.record(trx, {
+        type: 'sign_in.succeeded',
+        from,
+        actor: { kind: 'user', id: user.id },
+        target: { kind: 'user', id: user.id },
+        userId: user.id,
+        ...(method === 'passkey' ? { details: { method } } : {}),
+      })
+      return sessionId
+    })
+    return { token, session: { id, ...session } }
+  }
+
   return {
     /**
      * Checks the credentials under the sign-in throttle (held back: nothing checked) and opens a
@@ -77,46 +115,45 @@ export function createSessionService(
       // An email no user can have (too long, or with a NUL, which PostgreSQL cannot compare) is not
       // looked up, and costs the same argon2 work as an unknown one.
       const possible = email.length <= 320 && !hasNul(email)
-      const attempt = await throttle.attempt(throttle.accountOf(email), client, async () => {
+      type Checked =
+        | { user: NonNullable<Awaited<ReturnType<typeof findUserCredentialsByEmail>>> }
+        | { userId: string | undefined; reason: string }
+      const attempt = await throttle.attempt<Checked>(throttle.accountOf(email), client, async () => {
         const user = possible ? await findUserCredentialsByEmail(db, email.trim()) : undefined
-        const ok = (await checkPassword(user?.passwordHash, password)) && user !== undefined
-        return { ok, value: ok ? user : user?.id }
+        const passwordOk = await checkPassword(user?.passwordHash, password)
+        // A passwordless account (password sign-in turned off) refuses even its right password, with
+        // the answer of a wrong one, after the same argon2 work and throttled the same way: the form
+        // tells nothing apart.
+        const ok = passwordOk && user !== undefined && user.passwordSignIn
+        if (ok) return { ok, value: { user } }
+        const reason = !user ? 'unknown_email' : passwordOk ? 'password_sign_in_off' : 'wrong_password'
+        return { ok, value: { userId: user?.id, reason } }
       })
       if ('held' in attempt) return attempt
-      if (typeof attempt.result !== 'object') {
-        const userId = attempt.result
+      if (!('user' in attempt.result)) {
+        const { userId, reason } = attempt.result
         await audit.recordRefusal({
           type: 'sign_in.failed',
           from,
           actor: { kind: 'anonymous' },
           ...(userId ? { target: { kind: 'user', id: userId }, userId } : {}),
-          details: { reason: userId ? 'wrong_password' : 'unknown_email' },
+          details: { reason },
         })
         await recordLockout(attempt.lockout, userId, from)
         return { refused: true, userId }
       }
-      const user = attempt.result
-      const token = newSecret()
-      const now = clock.now()
-      const session = {
-        userId: user.id,
-        email: user.email,
-        csrfSecret: newSecret(),
-        createdAt: now,
-        expiresAt: addSeconds(now, sessionTtlSeconds),
-      }
-      const id = await db.transaction().execute(async (trx) => {
-        const sessionId = await insertSession(trx, { ...session, tokenHash: sha256(token) })
-        await audit.record(trx, {
-          type: 'sign_in.succeeded',
-          from,
-          actor: { kind: 'user', id: user.id },
-          target: { kind: 'user', id: user.id },
-          userId: user.id,
-        })
-        return sessionId
-      })
-      return { token, session: { id, ...session } }
+      return openSession(attempt.result.user, 'password', from)
+    },
+
+    openSession,
+
+    /** Notes a fresh password or passkey check in this session (adding a passkey asks for one). */
+    markReauthenticated: (sessionId: string) => markSessionReauthenticated(db, sessionId, clock.now()),
+
+    /** Whether the session signed in, or checked a password or passkey again, in the last REAUTH_WINDOW. */
+    isFresh(session: SignInSession): boolean {
+      const last = Math.max(session.createdAt.getTime(), session.reauthenticatedAt?.getTime() ?? 0)
+      return clock.now().getTime() - last <= REAUTH_WINDOW_SECONDS * 1000
     },
 
     /** The live session a cookie value names, or undefined (absent, malformed, unknown or expired). */

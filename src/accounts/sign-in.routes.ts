@@ -8,13 +8,11 @@ import type { Services } from '../services.js'
 import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
 import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
-import { allowFormRedirectTo } from '../web/security-headers.js'
+import { allowFormRedirectTo, allowOwnScript } from '../web/security-headers.js'
 import { returnPath } from './return-path.js'
+import { completeSignIn, pendingWithClient as pendingOf } from './sign-in-completion.js'
 import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
 import type { SignInClient } from './sign-in-throttle.service.js'
-
-const EXPIRED_REQUEST =
-  'This sign-in request has expired or was already used. Go back to the application and start again.'
 
 function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   // Pages carry CSRF tokens or personal data: never cache them.
@@ -28,19 +26,16 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
-  services: Pick<Services, 'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle'>,
+  services: Pick<
+    Services,
+    'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle' | 'audit' | 'passkeys'
+  >,
   config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
 ) {
   const cookies = sessionCookies(config)
   const devices = knownDeviceCookie(config)
 
-  async function pendingWithClient(requestId: string | undefined) {
-    if (requestId === undefined) return { pending: undefined, clientName: undefined }
-    const pending = await services.authorize.findOpenPending(requestId)
-    const client = pending && (await services.clients.findActiveClient(pending.clientId))
-    if (!pending || !client) throw new ProblemError(400, EXPIRED_REQUEST)
-    return { pending, clientName: client.name }
-  }
+  const pendingWithClient = (requestId: string | undefined) => pendingOf(services, requestId)
 
   return async (app: FastifyInstance) => {
     app.get('/login', async (request, reply) => {
@@ -57,6 +52,7 @@ export function signInRoutes(
       } else {
         allowFormRedirectTo(reply, pending.redirectUri)
       }
+      if (services.passkeys.enabled) allowOwnScript(reply)
       const token = cookies.loginCsrfToken(request, reply)
       return sendPage(
         reply,
@@ -65,6 +61,7 @@ export function signInRoutes(
           requestId: pending?.id,
           clientName,
           next: next && formField(request.query, 'next'),
+          passkeys: services.passkeys.enabled,
         }),
       )
     })
@@ -78,6 +75,7 @@ export function signInRoutes(
       }
       const { pending, clientName } = await pendingWithClient(formField(body, 'request'))
       if (pending) allowFormRedirectTo(reply, pending.redirectUri)
+      if (services.passkeys.enabled) allowOwnScript(reply)
       const nextKey = formField(body, 'next')
       const next = pending ? undefined : returnPath(nextKey)
       const email = formField(body, 'email') ?? ''
@@ -88,6 +86,7 @@ export function signInRoutes(
           clientName,
           next: next && nextKey,
           email,
+          passkeys: services.passkeys.enabled,
           ...alert,
         })
 
@@ -108,13 +107,12 @@ export function signInRoutes(
         return sendPage(reply, formPage({ failed: true }), 400)
       }
       devices.remember(reply, account, deviceId)
-      const previous = await cookies.currentSession(request, services.sessions)
-      if (previous) await services.sessions.signOut(previous.id)
-      cookies.setSession(reply, result.token)
-      if (!pending) return reply.redirect(next ?? '/login', 303)
-      await services.authorize.recordSignIn(pending.id, result.session.id)
-      // 303, never 307: the browser must not repeat the credentials POST at the next location.
-      return reply.redirect(`/oauth/authorize/continue?request=${encodeURIComponent(pending.id)}`, 303)
+      return completeSignIn(services, cookies, request, reply, {
+        token: result.token,
+        sessionId: result.session.id,
+        pendingId: pending?.id,
+        next,
+      })
     })
 
     app.post('/logout', async (request, reply) => {

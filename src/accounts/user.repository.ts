@@ -33,13 +33,33 @@ export async function findUserById(db: Kysely<Database>, id: string): Promise<Us
 export async function findUserCredentialsByEmail(
   db: Kysely<Database>,
   email: string,
-): Promise<(User & { passwordHash: string }) | undefined> {
+): Promise<(User & { passwordHash: string; passwordSignIn: boolean }) | undefined> {
   const row = await db
     .selectFrom('users')
-    .select(['id', 'email', 'created_at', 'password_hash'])
+    .select(['id', 'email', 'created_at', 'password_hash', 'password_sign_in'])
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst()
-  return row && { ...toUser(row), passwordHash: row.password_hash }
+  return row && { ...toUser(row), passwordHash: row.password_hash, passwordSignIn: row.password_sign_in }
+}
+
+/** Whether the user signs in with a password too (false: passkeys only); undefined: no such user. */
+export async function findPasswordSignIn(db: Kysely<Database>, userId: string): Promise<boolean | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('password_sign_in')
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  return row?.password_sign_in
+}
+
+/** Turns password sign-in on or off; false when no user has this id. */
+export async function setPasswordSignIn(db: Kysely<Database>, userId: string, on: boolean): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ password_sign_in: on })
+    .where('id', '=', userId)
+    .executeTakeFirst()
+  return result.numUpdatedRows > 0n
 }
 
 export async function listUsers(db: Kysely<Database>): Promise<User[]> {

@@ -22,6 +22,7 @@ import {
   insertUser,
   listUsersPage,
   setPasswordHash,
+  setPasswordSignIn,
   updateUserEmail,
   type User,
 } from './user.repository.js'
@@ -252,6 +253,9 @@ export function createUserService(
         const link = await consumeResetToken(trx, sha256(token), now)
         if (!link) return false
         const { sessionsEnded } = await setPasswordHash(trx, link.userId, passwordHash)
+        // The operator's link is the way back into an account whose passkeys are lost: the new
+        // password signs in again even where password sign-in had been turned off.
+        await setPasswordSignIn(trx, link.userId, true)
         await voidResetTokensOf(trx, link.userId, now)
         const appsDisconnected = await disconnectAll(trx, link.userId, 'password_reset', from)
         await audit.record(trx, {

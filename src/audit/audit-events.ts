@@ -42,6 +42,12 @@ export const AUDIT_EVENT_TYPES = [
   'password.changed',
   'password.reset_link_issued',
   'password.reset',
+  'passkey.registered',
+  'passkey.renamed',
+  'passkey.removed',
+  'passkey.refused',
+  'password_sign_in.disabled',
+  'password_sign_in.enabled',
 ] as const
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number]
@@ -67,7 +73,15 @@ export interface AuditActor {
 
 /** What it was done to, e.g. { kind: 'grant', id } or { kind: 'client', id }. */
 export interface AuditTarget {
-  kind: 'user' | 'client' | 'grant' | 'refresh_family' | 'resource_server' | 'signing_key' | 'admin_api'
+  kind:
+    | 'user'
+    | 'client'
+    | 'grant'
+    | 'refresh_family'
+    | 'resource_server'
+    | 'signing_key'
+    | 'admin_api'
+    | 'passkey'
   id?: string | undefined
 }
 

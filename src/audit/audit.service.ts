@@ -35,6 +35,11 @@ export const USER_HISTORY_TYPES: readonly AuditEventType[] = [
   'grant.revoked',
   'password.changed',
   'password.reset',
+  'passkey.registered',
+  'passkey.renamed',
+  'passkey.removed',
+  'password_sign_in.disabled',
+  'password_sign_in.enabled',
 ]
 
 export interface AuditPageQuery {

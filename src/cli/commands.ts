@@ -106,7 +106,7 @@ const wholeNumber = (value: unknown) =>
 const serverPath = (id: string | undefined, rest = '') =>
   `/admin/resource-servers/${encodeURIComponent(id!)}${rest}`
 
-const table = (rows: string[][]): string => {
+export const table = (rows: string[][]): string => {
   if (rows.length === 0) return ''
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)))
   return rows
@@ -148,7 +148,7 @@ function query(values: Record<string, string | string[] | boolean | undefined>):
 }
 
 /** The user --id names, or the one whose email is --email (any case); exactly one of them. */
-async function userIdFrom(request: Request, v: { email?: unknown; id?: unknown }): Promise<string> {
+export async function userIdFrom(request: Request, v: { email?: unknown; id?: unknown }): Promise<string> {
   if ((v.email === undefined) === (v.id === undefined))
     throw new CliError('give either --email or the user id', EXIT_USAGE)
   if (typeof v.id === 'string') return v.id

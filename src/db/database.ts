@@ -10,6 +10,8 @@ export interface UsersTable {
   email: string
   password_hash: string
   created_at: CreatedAt
+  /** False once the user turned password sign-in off (they sign in with a passkey; migration 0015). */
+  password_sign_in: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 export interface ClientsTable {
@@ -51,6 +53,8 @@ export interface SignInSessionsTable {
   csrf_secret: string
   created_at: CreatedAt
   expires_at: Timestamp
+  /** The last fresh password or passkey check in this session (migration 0015). */
+  reauthenticated_at: NullableTimestamp
 }
 
 export interface PendingAuthorizationsTable {
@@ -242,6 +246,32 @@ export interface PasswordResetTokensTable {
   used_at: NullableTimestamp
 }
 
+/** A user's WebAuthn credentials (migration 0015). */
+export interface PasskeysTable {
+  id: Generated<string>
+  user_id: string
+  credential_id: string
+  public_key: Uint8Array
+  /** bigint in SQL; read as a string by pg, written as a number. */
+  sign_count: ColumnType<string | number, number | undefined, number>
+  transports: ColumnType<string[], string[] | undefined, string[]>
+  backup_eligible: boolean
+  backed_up: boolean
+  name: string
+  created_at: CreatedAt
+  last_used_at: NullableTimestamp
+}
+
+/** WebAuthn challenges handed out and not yet used (migration 0015): spent by DELETE … RETURNING. */
+export interface WebauthnChallengesTable {
+  challenge_hash: string
+  purpose: 'sign_in' | 'register' | 'reauthenticate' | 'reset'
+  binding_hash: string
+  user_id: string | null
+  created_at: Date
+  expires_at: Date
+}
+
 export interface Database {
   users: UsersTable
   clients: ClientsTable
@@ -260,6 +290,8 @@ export interface Database {
   event_streams: EventStreamsTable
   revocation_event_acks: RevocationEventAcksTable
   dpop_proof_jtis: DpopProofJtisTable
+  passkeys: PasskeysTable
+  webauthn_challenges: WebauthnChallengesTable
   audit_events: AuditEventsTable
   password_reset_tokens: PasswordResetTokensTable
 }

@@ -14,6 +14,7 @@ export const HOUSEKEEPING_TABLES = [
   'event_streams',
   'dpop_proof_jtis',
   'password_reset_tokens',
+  'webauthn_challenges',
   'audit_events',
 ] as const
 
@@ -188,6 +189,16 @@ export const HOUSEKEEPING_STEPS = [
     batch: single(
       'password_reset_tokens',
       'token_hash',
+      'expires_at',
+      (c) => sql`expires_at <= ${c.expiredBefore}`,
+    ),
+  },
+  {
+    // Passkey challenges handed out and never used (migration 0015): past expires_at none is accepted.
+    name: 'webauthn_challenges',
+    batch: single(
+      'webauthn_challenges',
+      'challenge_hash',
       'expires_at',
       (c) => sql`expires_at <= ${c.expiredBefore}`,
     ),

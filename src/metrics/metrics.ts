@@ -75,6 +75,17 @@ export function createMetrics(
       help: 'Sign-in attempts refused for a wrong email or password',
       registers: [registry],
     }),
+    passkeySignIns: new Counter({
+      name: 'linkauth_passkey_sign_ins_total',
+      help: 'Sign-ins completed with a passkey',
+      registers: [registry],
+    }),
+    passkeyFailures: new Counter({
+      name: 'linkauth_passkey_failures_total',
+      help: 'Passkey ceremonies refused, by ceremony (sign_in, register, reauthenticate, reset) and reason',
+      labelNames: ['ceremony', 'reason'] as const,
+      registers: [registry],
+    }),
     securityEventsDelivered: new Counter({
       name: 'linkauth_security_events_delivered_total',
       help: 'Revocation events handed to resource servers as SETs (redeliveries included)',

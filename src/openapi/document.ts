@@ -1,5 +1,6 @@
 import { auditAdminOperations } from '../audit/audit.openapi.js'
 import { connectedAppsApiOperations } from '../accounts/connected-apps.openapi.js'
+import { passkeyAdminOperations, passkeyPageOperations } from '../accounts/passkey.openapi.js'
 import { userAdminOperations } from '../accounts/user.openapi.js'
 import { blockedClientAdminOperations, clientAdminOperations } from '../clients/client.openapi.js'
 import { registrationOperations } from '../clients/registration.openapi.js'
@@ -63,6 +64,7 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
       ...metadataOperations,
       ...jwksOperations,
       ...connectedAppsApiOperations,
+      ...passkeyPageOperations,
       ...healthOperations,
       ...openApiOperations('public'),
     },
@@ -88,6 +90,7 @@ export function adminOpenApiDocument() {
       ...clientAdminOperations,
       ...blockedClientAdminOperations,
       ...userAdminOperations,
+      ...passkeyAdminOperations,
       ...resourceServerAdminOperations,
       ...signingKeyAdminOperations,
       ...housekeepingAdminOperations,

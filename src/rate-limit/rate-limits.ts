@@ -181,8 +181,16 @@ export function rateLimits(
     const eventFeed = perResourceServer('event_feed', config.introspectionRateLimit)
     // The password forms cost argon2 like sign-in, and share its count per address.
     const signIn = perAddress('sign_in', config.signInRateLimit)
+    // Each passkey challenge is a row: handed out at the authorize endpoint's pace, on a count of its own.
+    const passkeyOptions = perAddress('passkey_options', config.authorizeRateLimit)
     const rules: Record<string, Partial<Record<HookName, Hook>>> = {
       'POST /login': { onRequest: signIn },
+      'POST /login/passkey': { onRequest: signIn },
+      'POST /account/passkeys/confirm': { onRequest: signIn },
+      'POST /api/passkeys/sign-in-options': { onRequest: passkeyOptions },
+      'POST /api/passkeys/reset-options': { onRequest: passkeyOptions },
+      'POST /api/account/passkeys/options': { onRequest: passkeyOptions },
+      'POST /api/account/passkeys/confirm-options': { onRequest: passkeyOptions },
       'POST /account/password': { onRequest: signIn },
       'POST /account/reset-password': { onRequest: signIn },
       'GET /oauth/authorize': { onRequest: authorize },

@@ -18,3 +18,4 @@ export const authorizeBinding = (pendingId: string) => `authorize:${pendingId}`
 export const LOGOUT_BINDING = 'logout'
 export const ACCOUNT_APPS_BINDING = 'account-apps'
 export const ACCOUNT_PASSWORD_BINDING = 'account-password'
+export const ACCOUNT_PASSKEYS_BINDING = 'account-passkeys'

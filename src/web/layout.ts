@@ -2,8 +2,11 @@ import { html, type SafeHtml } from './html.js'
 
 export const SERVICE_NAME = 'linkauth'
 
-/** The page shell: one stylesheet of ours, no inline script or style. */
-export function page(title: string, body: SafeHtml): string {
+/**
+ * The page shell: one stylesheet of ours, no inline script or style; `script` adds our one script
+ * (passkeys), deferred, for pages whose CSP allows it (allowOwnScript).
+ */
+export function page(title: string, body: SafeHtml, options: { script?: boolean } = {}): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -12,6 +15,7 @@ export function page(title: string, body: SafeHtml): string {
         <meta name="color-scheme" content="light dark" />
         <title>${title} · ${SERVICE_NAME}</title>
         <link rel="stylesheet" href="/static/style.css" />
+        ${options.script ? html`<script src="/static/passkeys.js" defer></script>` : ''}
       </head>
       <body>
         <header class="site">

@@ -35,6 +35,19 @@ export function allowFormRedirectTo(reply: FastifyReply, redirectUri: string): v
   if (source) reply.header('content-security-policy', contentSecurityPolicy([source]))
 }
 
+/**
+ * Pages that run our one script (/static/passkeys.js) and let it call our own endpoints: the page's
+ * policy (after allowFormRedirectTo, when both apply) plus script-src and connect-src 'self'. No
+ * inline script or style is ever allowed.
+ */
+export function allowOwnScript(reply: FastifyReply): void {
+  const current = reply.getHeader('content-security-policy')
+  reply.header(
+    'content-security-policy',
+    `${typeof current === 'string' ? current : CSP}; script-src 'self'; connect-src 'self'`,
+  )
+}
+
 /** DESIGN §5: every answer carries these, pages and APIs alike. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'content-security-policy': CSP,

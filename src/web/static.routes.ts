@@ -1,13 +1,21 @@
 import { createHash } from 'node:crypto'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { PASSKEYS_SCRIPT } from './passkeys-script.js'
 import { STYLESHEET } from './style.js'
 
-const ETAG = `"${createHash('sha256').update(STYLESHEET).digest('base64url').slice(0, 16)}"`
+const etag = (body: string) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 16)}"`
+
+/** Our own files, from memory, cached for an hour and revalidated by ETag. */
+function staticFile(body: string, type: string) {
+  const tag = etag(body)
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'public, max-age=3600').header('etag', tag)
+    if (request.headers['if-none-match'] === tag) return reply.code(304).send()
+    return reply.type(type).send(body)
+  }
+}
 
 export async function staticRoutes(app: FastifyInstance): Promise<void> {
-  app.get('/static/style.css', async (request, reply) => {
-    reply.header('cache-control', 'public, max-age=3600').header('etag', ETAG)
-    if (request.headers['if-none-match'] === ETAG) return reply.code(304).send()
-    return reply.type('text/css; charset=utf-8').send(STYLESHEET)
-  })
+  app.get('/static/style.css', staticFile(STYLESHEET, 'text/css; charset=utf-8'))
+  app.get('/static/passkeys.js', staticFile(PASSKEYS_SCRIPT, 'text/javascript; charset=utf-8'))
 }

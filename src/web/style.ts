@@ -75,5 +75,30 @@ ul.app-links { list-style: none; padding: 0; margin: 0; display: flex; flex-wrap
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
 .error { border-top: 4px solid var(--danger); }
 .error .code { color: var(--muted); }
-@media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; } }
+main:has(> .account) { max-width: 40rem; }
+.account > .card + .card { margin-top: 1.5rem; }
+.account-bar { display: flex; align-items: center; justify-content: space-between; gap: 0.75rem; flex-wrap: wrap;
+  margin: 1.5rem 0 0; padding-top: 1rem; border-top: 1px solid var(--border); }
+.account-bar p { margin: 0; }
+.account-nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem; padding: 0; margin: 0 0 1.25rem;
+  border-bottom: 1px solid var(--border); }
+.account-nav a { display: inline-block; padding: 0.5rem 0.75rem; min-height: 2.75rem; line-height: 1.75rem;
+  color: var(--text); text-decoration: none; border-bottom: 3px solid transparent; }
+.account-nav a:hover { border-bottom-color: var(--border); }
+.account-nav a[aria-current="page"] { border-bottom-color: var(--primary); font-weight: 700; }
+li.connected-app form { margin: 0 0 1rem; }
+ul.passkeys { list-style: none; padding: 0; margin: 0 0 1rem; }
+li.passkey { border-top: 1px solid var(--border); padding: 1rem 0 0; margin: 1rem 0 0; }
+li.passkey h3 { font-size: 1.0625rem; margin: 0 0 0.5rem; }
+li.passkey dl { display: grid; grid-template-columns: auto 1fr; gap: 0.25rem 1rem; margin: 0 0 1rem; }
+li.passkey dt { font-weight: 600; }
+li.passkey dd { margin: 0; }
+.inline-form { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: flex-end; margin: 0 0 0.75rem; }
+.inline-form input[type=text] { flex: 1 1 12rem; margin: 0; width: auto; }
+.passkey-choice { border-top: 1px solid var(--border); margin-top: 1.5rem; padding-top: 1rem; }
+.passkey-choice button { width: 100%; }
+ul.account-history { padding-left: 1.25rem; margin: 0; }
+ul.account-history li + li { margin-top: 0.5rem; }
+@media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; }
+  .account-nav a { padding: 0.5rem 0.5rem; } }
 `

@@ -512,7 +512,7 @@ describe('reading it', () => {
     expect(help.out).toContain('--client-id')
   })
 
-  it("shows the user their own consents and revocations on /account/apps, and no one else's", async () => {
+  it("shows the user their own consents and revocations on /account/activity, and no one else's", async () => {
     const s = await seed(t)
     const consent = (scopes: string[]) =>
       t.services.grants.approveAndIssueCode({
@@ -526,14 +526,14 @@ describe('reading it', () => {
     await consent(['links:read', 'links:write'])
     const browser = new Browser(t.app)
     expect((await browser.signIn(s.email, PASSWORD)).statusCode).toBe(303)
-    let page = await browser.get('/account/apps')
+    let page = await browser.get('/account/activity')
     expect(page.body).toContain('Recent activity')
     expect(page.body).toContain('You allowed <strong>Link App</strong> (<code>links:read</code>)')
     expect(page.body).toContain('You allowed <strong>Link App</strong> more')
     await browser.post(`/account/apps/${s.client.id}/revoke`, {
-      csrf_token: hiddenField(page.body, 'csrf_token'),
+      csrf_token: hiddenField((await browser.get('/account/apps')).body, 'csrf_token'),
     })
-    page = await browser.get('/account/apps')
+    page = await browser.get('/account/activity')
     expect(page.body).toContain('Access for <strong>Link App</strong> ended: you revoked its access')
     const widened = await audit(`?user_id=${s.user.id}&type=consent.widened`)
     expect(widened.events[0]!.details).toMatchObject({
@@ -543,7 +543,7 @@ describe('reading it', () => {
     const other = await seed(t)
     const otherBrowser = new Browser(t.app)
     await otherBrowser.signIn(other.email, PASSWORD)
-    expect((await otherBrowser.get('/account/apps')).body).not.toContain('You allowed')
+    expect((await otherBrowser.get('/account/activity')).body).not.toContain('You allowed')
   })
 })
 

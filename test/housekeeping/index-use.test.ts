@@ -1,3 +1,4 @@
+import { insertChallenge } from '../../src/accounts/webauthn-challenge.repository.js'
 import { randomUUID } from 'node:crypto'
 import { CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
@@ -126,6 +127,14 @@ async function seed(db: Kysely<Database>, at: Date): Promise<void> {
     createdAt: at,
     expiresAt: at,
   })
+  await insertChallenge(db, {
+    challengeHash: sha256(randomToken()),
+    purpose: 'sign_in',
+    bindingHash: sha256(randomToken()),
+    userId: null,
+    createdAt: at,
+    expiresAt: at,
+  })
   await insertAuditRows(db, [auditRow(new Date(at.getTime() - 500 * 24 * 3600 * 1000))])
 }
 
@@ -210,6 +219,7 @@ describe('housekeeping statements on PostgreSQL', () => {
         'event_streams_last_polled_at_idx',
         'dpop_proof_jtis_expires_at_idx',
         'password_reset_tokens_expires_at_idx',
+        'webauthn_challenges_expires_at_idx',
         'audit_events_occurred_at_idx',
       ]),
     )
@@ -222,6 +232,8 @@ describe('housekeeping statements on PostgreSQL', () => {
       ['revocation_event_acks', 'event_id', 'revocation_event_acks_event_id_idx'],
       ['revocation_event_acks', 'stream_id', 'revocation_event_acks_pkey'],
       ['password_reset_tokens', 'user_id', 'password_reset_tokens_user_id_idx'],
+      ['passkeys', 'user_id', 'passkeys_user_idx'],
+      ['webauthn_challenges', 'user_id', 'webauthn_challenges_user_id_idx'],
     ] as const
     for (const [table, column, index] of references) {
       const nodes = await plan(

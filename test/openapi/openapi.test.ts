@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { upsertGrant } from '../../src/grants/grant.repository.js'
 import { authorizationServerMetadata } from '../../src/oauth/metadata.routes.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
-import { Browser, PASSWORD, seed } from '../helpers/browser.js'
+import { Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
 import { createParty, exchangeCode, mintCode } from '../helpers/fixtures.js'
 import {
   checkResponse,
@@ -34,6 +34,17 @@ const HTML_ROUTES = new Set([
   'GET /account/reset-password',
   'POST /account/reset-password',
   'GET /metrics',
+  // Passkeys (issue 30): the script, the sign-in form's passkey POST, the account area's pages.
+  'GET /static/passkeys.js',
+  'POST /login/passkey',
+  'GET /account/activity',
+  'POST /account/password/sign-in',
+  'GET /account/passkeys',
+  'POST /account/passkeys',
+  'POST /account/passkeys/confirm',
+  'POST /account/passkeys/confirm-passkey',
+  'POST /account/passkeys/{id}/rename',
+  'POST /account/passkeys/{id}/remove',
 ])
 
 /** Documented, built on other branches; their checks run once they are merged. */
@@ -315,6 +326,57 @@ describe('public listener answers match the document', () => {
     await check('public', op, { url, headers: { ...cookie, 'x-csrf-token': csrf } }, 404)
     const own = `/api/account/apps/${s.client.id}`
     await check('public', op, { url: own, headers: { ...cookie, 'x-csrf-token': csrf } }, 204)
+  })
+})
+
+describe("passkey options and the operator's passkey API (issue 30)", () => {
+  it('answers as documented', async () => {
+    const s = await seed(t)
+    const browser = new Browser(t.app)
+    const login = await browser.get('/login')
+    const preSession = hiddenField(login.body, 'csrf_token')
+    const signIn = 'POST /api/passkeys/sign-in-options'
+    const json = { 'content-type': 'application/json' }
+    await check('public', signIn, { url: '/api/passkeys/sign-in-options', headers: json, payload: '{}' }, 403)
+    await check(
+      'public',
+      signIn,
+      {
+        url: '/api/passkeys/sign-in-options',
+        headers: { ...json, cookie: browser.jar.header(), 'x-csrf-token': preSession },
+        payload: '{}',
+      },
+      200,
+    )
+    await browser.signIn(s.email, PASSWORD)
+    const page = await browser.get('/account/passkeys')
+    const csrf = hiddenField(page.body, 'csrf_token')
+    const signedIn = { ...json, cookie: browser.jar.header() }
+    for (const [op, url] of [
+      ['POST /api/account/passkeys/options', '/api/account/passkeys/options'],
+      ['POST /api/account/passkeys/confirm-options', '/api/account/passkeys/confirm-options'],
+    ] as const) {
+      await check('public', op, { url, headers: signedIn, payload: '{}' }, 403)
+      await check('public', op, { url, headers: { ...signedIn, 'x-csrf-token': csrf }, payload: '{}' }, 200)
+    }
+    const list = 'GET /admin/users/{id}/passkeys'
+    await check('admin', list, { url: `/admin/users/${s.user.id}/passkeys`, headers: adminHeaders }, 200)
+    await check('admin', list, { url: '/admin/users/nope/passkeys', headers: adminHeaders }, 400)
+    await check(
+      'admin',
+      list,
+      { url: '/admin/users/00000000-0000-4000-8000-000000000000/passkeys', headers: adminHeaders },
+      404,
+    )
+    await check(
+      'admin',
+      'DELETE /admin/users/{id}/passkeys/{passkey_id}',
+      {
+        url: `/admin/users/${s.user.id}/passkeys/00000000-0000-4000-8000-000000000000`,
+        headers: adminHeaders,
+      },
+      404,
+    )
   })
 })
 

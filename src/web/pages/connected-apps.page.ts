@@ -1,13 +1,7 @@
-import type { AccountEvent, ConnectedApp } from '../../accounts/connected-apps.service.js'
+import type { ConnectedApp } from '../../accounts/connected-apps.service.js'
 import { html } from '../html.js'
-import { page } from '../layout.js'
+import { type AccountFrame, accountPage, when } from './account-layout.js'
 import { appAbout } from './app-about.js'
-
-/** A moment in UTC, readable and unambiguous, inside <time> for machines. */
-function when(date: Date) {
-  const iso = date.toISOString()
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
-}
 
 function appEntry(app: ConnectedApp, csrfToken: string) {
   return html`<li class="connected-app">
@@ -38,59 +32,19 @@ function appEntry(app: ConnectedApp, csrfToken: string) {
   </li>`
 }
 
-const REVOKE_REASONS: Record<string, string> = {
-  user_revoked: 'you revoked its access',
-  client_disabled: 'the service disabled the application',
-  operator_revoked: 'the service revoked its access',
-}
-
-/** One event of the user's history, in words. */
-function eventText(e: AccountEvent) {
-  const app = html`<strong>${e.appName ?? 'an application'}</strong>`
-  switch (e.type) {
-    case 'consent.granted':
-      return html`You allowed ${app}${e.scopes.length > 0 ? html` (<code>${e.scopes.join(' ')}</code>)` : ''}`
-    case 'consent.widened':
-      return html`You allowed ${app} more${e.scopes.length > 0 ? html` (now <code>${e.scopes.join(' ')}</code>)` : ''}`
-    case 'grant.revoked':
-      return html`Access for ${app} ended: ${REVOKE_REASONS[e.reason ?? ''] ?? e.reason ?? 'revoked'}`
-    case 'password.changed':
-      return html`Your password was changed`
-    case 'password.reset':
-      return html`Your password was set with a reset link`
-    default:
-      return html`${e.type}`
-  }
-}
-
-function historySection(history: readonly AccountEvent[]) {
-  return html`<section class="card" aria-labelledby="history-title">
-    <h2 id="history-title">Recent activity</h2>
-    ${
-      history.length === 0
-        ? html`<p>Nothing yet.</p>`
-        : html`<ul class="account-history">
-            ${history.map((e) => html`<li>${when(e.at)} — ${eventText(e)}</li>`)}
-          </ul>`
-    }
-  </section>`
-}
-
 /** /account/apps: the applications the signed-in user has connected, each with a Revoke button. */
 export function connectedAppsPage(options: {
-  email: string
+  frame: AccountFrame
   apps: readonly ConnectedApp[]
   csrfToken: string
   /** The name of an application just disconnected, to confirm it. */
   revokedName?: string | undefined
-  /** The user's own consents and revocations, newest first. */
-  history?: readonly AccountEvent[] | undefined
 }): string {
-  return page(
+  return accountPage(
     'Connected applications',
+    options.frame,
     html`<section class="card" aria-labelledby="title">
       <h1 id="title">Connected applications</h1>
-      <p class="muted">Signed in as <strong>${options.email}</strong>.</p>
       ${
         options.revokedName !== undefined
           ? html`<p class="notice" role="status">
@@ -106,8 +60,6 @@ export function connectedAppsPage(options: {
                 ${options.apps.map((app) => appEntry(app, options.csrfToken))}
               </ul>`
       }
-      <p><a href="/account/password">Change your password</a></p>
-    </section>
-    ${options.history ? historySection(options.history) : ''}`,
+    </section>`,
   )
 }

@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '../html.js'
 import { page } from '../layout.js'
+import { type AccountFrame, accountPage } from './account-layout.js'
 import { tooManySignInAttempts } from './rate-limited.page.js'
 
 const newPasswordFields = html`<label for="new_password">New password</label>
@@ -30,21 +31,24 @@ const alert = (message: string | undefined) =>
 
 /** /account/password: a signed-in user changes their password (the current one is asked again). */
 export function changePasswordPage(options: {
-  email: string
+  frame: AccountFrame
   csrfToken: string
   error?: string | undefined
   retryAfterSeconds?: number | undefined
+  /** Passkeys on: whether password sign-in is on, and whether the user has a passkey to turn it off. */
+  passwordSignIn?: { on: boolean; hasPasskeys: boolean; notice?: string | undefined } | undefined
 }): string {
-  return page(
+  return accountPage(
     'Change password',
-    html`<section class="card" aria-labelledby="title">
+    options.frame,
+    html`${options.passwordSignIn ? passwordSignInSection(options.passwordSignIn, options.csrfToken) : ''}
+    <section class="card" aria-labelledby="title">
       <h1 id="title">Change your password</h1>
-      <p class="muted">Signed in as <strong>${options.email}</strong>.</p>
       ${alert(options.error)}
       ${alert(options.retryAfterSeconds === undefined ? undefined : tooManySignInAttempts(options.retryAfterSeconds))}
       <form method="post" action="/account/password">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
-        <input type="hidden" name="email" autocomplete="username" value="${options.email}" />
+        <input type="hidden" name="email" autocomplete="username" value="${options.frame.email}" />
         <label for="current_password">Current password</label>
         <input
           id="current_password"
@@ -68,9 +72,35 @@ export function changePasswordPage(options: {
         </div>
       </form>
       <p class="muted small">Every other browser signed in to your account is signed out.</p>
-      <p><a href="/account/apps">Back to your connected applications</a></p>
     </section>`,
   )
+}
+
+/** Password sign-in on or off (off only with a passkey: the account is then passwordless). */
+function passwordSignInSection(
+  state: { on: boolean; hasPasskeys: boolean; notice?: string | undefined },
+  csrfToken: string,
+) {
+  return html`<section class="card" aria-labelledby="sign-in-title">
+    <h2 id="sign-in-title">Signing in with your password</h2>
+    ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
+    ${
+      state.on
+        ? html`<p>Your password signs you in, as do your passkeys.</p>`
+        : html`<p>Password sign-in is off: only your passkeys sign you in. The password form refuses your account.</p>`
+    }
+    ${
+      state.on && !state.hasPasskeys
+        ? html`<p class="muted small">
+            To sign in with passkeys only, <a href="/account/passkeys">add a passkey</a> first.
+          </p>`
+        : html`<form method="post" action="/account/password/sign-in">
+            <input type="hidden" name="csrf_token" value="${csrfToken}" />
+            <input type="hidden" name="enabled" value="${state.on ? 'false' : 'true'}" />
+            <button type="submit">${state.on ? 'Turn password sign-in off' : 'Turn password sign-in on'}</button>
+          </form>`
+    }
+  </section>`
 }
 
 /** The page a one-time reset link opens: set a new password. */

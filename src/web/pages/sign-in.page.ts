@@ -3,6 +3,36 @@ import { page, SERVICE_NAME } from '../layout.js'
 import { tooManySignInAttempts } from './rate-limited.page.js'
 
 export const SIGN_IN_FAILED = 'Email or password is incorrect'
+export const PASSKEY_SIGN_IN_FAILED = 'That passkey did not sign you in. Try again, or use your password.'
+
+/**
+ * Sign in with a passkey: the browser offers passkeys in the email field's autofill (conditional
+ * mediation, `autofill`) and on this button. Hidden until the script finds WebAuthn in the browser.
+ */
+function passkeyForm(options: {
+  csrfToken: string
+  requestId?: string | undefined
+  next?: string | undefined
+  autofill: boolean
+}) {
+  return html`<form
+    method="post"
+    action="/login/passkey"
+    class="passkey-choice"
+    data-passkey="sign-in"
+    data-options="/api/passkeys/sign-in-options"
+    ${options.autofill ? html`data-passkey-autofill` : ''}
+  >
+    <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
+    ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
+    ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
+    <input type="hidden" name="response" value="" />
+    <div data-passkey-only hidden>
+      <p class="alert" role="alert" data-passkey-alert hidden></p>
+      <button type="submit">Use a passkey</button>
+    </div>
+  </form>`
+}
 
 /** The sign-in form; `requestId` carries a pending authorization through the POST. */
 export function signInPage(options: {
@@ -15,6 +45,10 @@ export function signInPage(options: {
   failed?: boolean
   /** Attempts for this email are held back: say how long to wait (429). */
   retryAfterSeconds?: number
+  /** Offer passkeys beside the password form (PASSKEYS on). */
+  passkeys?: boolean
+  /** A passkey sign-in was refused. */
+  passkeyFailed?: boolean
 }): string {
   return page(
     'Sign in',
@@ -26,6 +60,7 @@ export function signInPage(options: {
           : ''
       }
       ${options.failed ? html`<p class="alert" role="alert">${SIGN_IN_FAILED}</p>` : ''}
+      ${options.passkeyFailed ? html`<p class="alert" role="alert">${PASSKEY_SIGN_IN_FAILED}</p>` : ''}
       ${
         options.retryAfterSeconds !== undefined
           ? html`<p class="alert" role="alert">${tooManySignInAttempts(options.retryAfterSeconds)}</p>`
@@ -40,7 +75,7 @@ export function signInPage(options: {
           id="email"
           name="email"
           type="email"
-          autocomplete="username"
+          autocomplete="${options.passkeys ? 'username webauthn' : 'username'}"
           required
           maxlength="320"
           value="${options.email ?? ''}"
@@ -52,6 +87,15 @@ export function signInPage(options: {
         </div>
       </form>
       ${
+        options.passkeys
+          ? passkeyForm({
+              ...options,
+              // After a refusal the browser does not offer passkeys by itself again: the person chooses.
+              autofill: !options.failed && !options.passkeyFailed && options.retryAfterSeconds === undefined,
+            })
+          : ''
+      }
+      ${
         options.clientName
           ? html`<p class="muted small">
               ${SERVICE_NAME} checks your password; ${options.clientName} never sees it.
@@ -59,6 +103,7 @@ export function signInPage(options: {
           : ''
       }
     </section>`,
+    { script: options.passkeys === true },
   )
 }
 

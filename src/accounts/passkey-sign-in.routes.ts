@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Config } from '../config.js'
+import { ProblemError } from '../errors.js'
+import { formField } from '../input/form-field.js'
+import { constantTimeEqual } from '../lib/secrets.js'
+import type { Services } from '../services.js'
+import { signInPage } from '../web/pages/sign-in.page.js'
+import { allowFormRedirectTo, allowOwnScript } from '../web/security-headers.js'
+import { PasskeyRefusal } from './passkey.service.js'
+import { returnPath } from './return-path.js'
+import { knownDeviceCookie, type SessionCookies, sessionCookies } from './session-cookie.js'
+import { completeSignIn, pendingWithClient } from './sign-in-completion.js'
+
+type PasskeySignInServices = Pick<
+  Services,
+  'sessions' | 'authorize' | 'clients' | 'passkeys' | 'signInThrottle' | 'metrics'
+>
+
+/**
+ * The browser's pre-session: the sign-in CSRF cookie (random, HttpOnly, SameSite=Lax), which the
+ * sender must also repeat (form field or X-CSRF-Token header). Sign-in challenges are bound to it,
+ * so a challenge handed to one browser cannot be answered from another.
+ */
+export function preSessionOf(cookies: SessionCookies, request: FastifyRequest, sent: unknown): string {
+  // The sign-in CSRF token is an HMAC of the pre-session id (session-cookie.ts): one per browser.
+  const expected = cookies.expectedLoginCsrf(request)
+  if (!expected || typeof sent !== 'string' || !constantTimeEqual(expected, sent))
+    throw new ProblemError(403, 'The sign-in form has expired. Reload the page and try again.')
+  return expected
+}
+
+/**
+ * Signing in with a passkey: POST /api/passkeys/sign-in-options hands the sign-in page's script a
+ * challenge (problem details on error), and POST /login/passkey takes the assertion in a form and
+ * ends like the password form: a session, then the authorization request or the page it was for.
+ */
+export function passkeySignInRoutes(
+  services: PasskeySignInServices,
+  config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
+) {
+  const cookies = sessionCookies(config)
+  const devices = knownDeviceCookie(config)
+
+  const api = async (app: FastifyInstance) => {
+    app.post('/api/passkeys/sign-in-options', async (request, reply) => {
+      const preSession = preSessionOf(cookies, request, request.headers['x-csrf-token'])
+      reply.header('cache-control', 'no-store')
+      return services.passkeys.signInOptions(preSession)
+    })
+  }
+
+  const pages = async (app: FastifyInstance) => {
+    app.post('/login/passkey', async (request, reply) => {
+      const body = request.body
+      const preSession = preSessionOf(cookies, request, formField(body, 'csrf_token'))
+      const { pending, clientName } = await pendingWithClient(services, formField(body, 'request'))
+      if (pending) allowFormRedirectTo(reply, pending.redirectUri)
+      const nextKey = formField(body, 'next')
+      const next = pending ? undefined : returnPath(nextKey)
+      let user
+      try {
+        user = await services.passkeys.verifySignIn(preSession, formField(body, 'response'), request)
+      } catch (err) {
+        if (!(err instanceof PasskeyRefusal)) throw err
+        allowOwnScript(reply)
+        return sendPage(
+          reply,
+          signInPage({
+            csrfToken: preSession,
+            requestId: pending?.id,
+            clientName,
+            next: next && nextKey,
+            passkeys: true,
+            passkeyFailed: true,
+          }),
+          400,
+        )
+      }
+      const opened = await services.sessions.openSession(user, 'passkey', request)
+      // This browser proved the account: it is a known device of it, as after a password sign-in.
+      const account = services.signInThrottle.accountOf(user.email)
+      devices.remember(reply, account, devices.deviceFor(request, account))
+      return completeSignIn(services, cookies, request, reply, {
+        token: opened.token,
+        sessionId: opened.session.id,
+        pendingId: pending?.id,
+        next,
+      })
+    })
+  }
+
+  return { api, pages }
+}
+
+function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
+}

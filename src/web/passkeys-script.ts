@@ -1,0 +1,135 @@
+/**
+ * The one script of ours, served at /static/passkeys.js (the CSP of the pages that use it allows
+ * script-src 'self', never inline code). It is the browser's half of the WebAuthn ceremonies: it
+ * asks our server for options, calls navigator.credentials, and posts the credential's JSON back in
+ * an ordinary form, so the server answers with a page or a redirect as for the password form.
+ *
+ * Forms opt in with data-passkey="sign-in" | "register" | "reauthenticate" | "reset" and
+ * data-options (the URL of their options); a [data-passkey-only] element inside is shown only where
+ * passkeys work. Without JavaScript or WebAuthn the page keeps its password form.
+ */
+export const PASSKEYS_SCRIPT = `'use strict';
+(function () {
+  var b64 = {
+    decode: function (text) {
+      var s = text.replace(/-/g, '+').replace(/_/g, '/');
+      while (s.length % 4) s += '=';
+      var bin = atob(s), out = new Uint8Array(bin.length);
+      for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+      return out.buffer;
+    },
+    encode: function (buffer) {
+      var bytes = new Uint8Array(buffer), bin = '';
+      for (var i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+      return btoa(bin).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+    },
+  };
+
+  function descriptors(list) {
+    return (list || []).map(function (c) {
+      return { type: 'public-key', id: b64.decode(c.id), transports: c.transports };
+    });
+  }
+
+  function requestOptions(o) {
+    return {
+      challenge: b64.decode(o.challenge), rpId: o.rpId, timeout: o.timeout,
+      userVerification: o.userVerification, allowCredentials: descriptors(o.allowCredentials),
+    };
+  }
+
+  function creationOptions(o) {
+    return {
+      challenge: b64.decode(o.challenge), rp: o.rp,
+      user: { id: b64.decode(o.user.id), name: o.user.name, displayName: o.user.displayName },
+      pubKeyCredParams: o.pubKeyCredParams, timeout: o.timeout, attestation: o.attestation,
+      excludeCredentials: descriptors(o.excludeCredentials), authenticatorSelection: o.authenticatorSelection,
+    };
+  }
+
+  function credentialJson(c) {
+    var r = c.response, response = { clientDataJSON: b64.encode(r.clientDataJSON) };
+    if (r.attestationObject) {
+      response.attestationObject = b64.encode(r.attestationObject);
+      response.transports = r.getTransports ? r.getTransports() : [];
+    } else {
+      response.authenticatorData = b64.encode(r.authenticatorData);
+      response.signature = b64.encode(r.signature);
+      if (r.userHandle) response.userHandle = b64.encode(r.userHandle);
+    }
+    return JSON.stringify({
+      id: c.id, rawId: b64.encode(c.rawId), type: c.type, response: response,
+      authenticatorAttachment: c.authenticatorAttachment || undefined,
+      clientExtensionResults: c.getClientExtensionResults ? c.getClientExtensionResults() : {},
+    });
+  }
+
+  function say(form, message) {
+    var alert = form.querySelector('[data-passkey-alert]');
+    if (!alert) return;
+    alert.textContent = message;
+    alert.hidden = !message;
+  }
+
+  function options(form) {
+    var token = form.querySelector('input[name=csrf_token]');
+    var reset = form.querySelector('input[name=token]');
+    return fetch(form.getAttribute('data-options'), {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': token ? token.value : '' },
+      body: JSON.stringify(reset ? { token: reset.value } : {}),
+    }).then(function (res) {
+      if (!res.ok) throw new Error('options ' + res.status);
+      return res.json();
+    });
+  }
+
+  var pending = null;
+
+  function ceremony(form, kind, conditional) {
+    if (pending) pending.abort();
+    var controller = new AbortController();
+    pending = controller;
+    say(form, '');
+    var create = kind === 'register' || kind === 'reset';
+    return options(form)
+      .then(function (o) {
+        return create
+          ? navigator.credentials.create({ publicKey: creationOptions(o), signal: controller.signal })
+          : navigator.credentials.get({
+              publicKey: requestOptions(o), signal: controller.signal,
+              mediation: conditional ? 'conditional' : 'optional',
+            });
+      })
+      .then(function (credential) {
+        if (!credential) throw new Error('no credential');
+        form.querySelector('input[name=response]').value = credentialJson(credential);
+        HTMLFormElement.prototype.submit.call(form);
+      })
+      .catch(function (err) {
+        if (controller.signal.aborted || (conditional && err && err.name === 'AbortError')) return;
+        say(form, create
+          ? 'No passkey was saved. Try again, or use another device.'
+          : 'Signing in with a passkey did not work. Try again, or use your password.');
+      });
+  }
+
+  function setUp(form) {
+    var kind = form.getAttribute('data-passkey');
+    form.querySelectorAll('[data-passkey-only]').forEach(function (el) { el.hidden = false; });
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      ceremony(form, kind, false);
+    });
+    if (form.hasAttribute('data-passkey-autofill') && PublicKeyCredential.isConditionalMediationAvailable) {
+      PublicKeyCredential.isConditionalMediationAvailable().then(function (available) {
+        if (available) ceremony(form, kind, true);
+      });
+    }
+  }
+
+  if (!window.PublicKeyCredential || !navigator.credentials) return;
+  document.querySelectorAll('form[data-passkey]').forEach(setUp);
+})();
+`

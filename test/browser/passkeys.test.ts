@@ -1,0 +1,312 @@
+import { createServer, type Server } from 'node:http'
+import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { CookieJar, hiddenField } from '../helpers/browser.js'
+import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
+import { freePort } from '../helpers/net.js'
+import {
+  BROWSER_TEST_TIMEOUT,
+  type BrowserWorld,
+  expectNoHorizontalScroll,
+  expectNoSeriousA11yViolations,
+  launchBrowser,
+  newPage,
+  screenshot,
+  seedBrowserWorld,
+  startCallbackServer,
+  waitForCallback,
+} from '../helpers/playwright.js'
+
+/**
+ * Passkeys in chromium with the DevTools protocol's virtual authenticator (a CTAP2 platform
+ * authenticator with resident keys and user verification): register, sign out, sign in through a
+ * third-party application's consent flow, passwordless, remove; a passkey relayed by a look-alike
+ * site refused; the account area at phone and desktop widths. The server's issuer is
+ * http://localhost:PORT: WebAuthn needs a secure context on a domain name.
+ */
+
+async function startPasskeyWorld(): Promise<BrowserWorld> {
+  const port = await freePort()
+  const t: TestApp = await buildTestApp({ env: { ISSUER: `http://localhost:${port}` } })
+  await t.app.listen({ port, host: 'localhost' })
+  const callback = await startCallbackServer()
+  const browser = await launchBrowser()
+  return {
+    t,
+    base: `http://localhost:${port}`,
+    callback,
+    browser,
+    close: async () => {
+      await browser.close()
+      await callback.close()
+      await t.close()
+    },
+  }
+}
+
+async function virtualAuthenticator(context: BrowserContext, page: Page) {
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  })
+  return { cdp, authenticatorId }
+}
+
+const credentialsOf = async (cdp: CDPSession, authenticatorId: string) =>
+  (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
+
+/** Card boxes of the page in order: each must start below the one before, with a gap. */
+async function expectCardsApart(page: Page) {
+  const boxes = await page.evaluate<{ top: number; bottom: number }[]>(
+    `[...document.querySelectorAll('.account > .card')].map((c) => { const r = c.getBoundingClientRect(); return { top: r.top, bottom: r.bottom } })`,
+  )
+  for (let i = 1; i < boxes.length; i++)
+    expect(boxes[i]!.top).toBeGreaterThanOrEqual(boxes[i - 1]!.bottom + 8)
+}
+
+describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
+  let world: BrowserWorld
+  beforeAll(async () => {
+    world = await startPasskeyWorld()
+  })
+  afterAll(async () => world?.close())
+
+  it(
+    'registers a passkey, signs out, signs in with it through the consent flow, goes passwordless, removes it',
+    async () => {
+      const s = await seedBrowserWorld(world, 'Shortcut Stats')
+      const { context, page } = await newPage(world.browser)
+      const first = await virtualAuthenticator(context, page)
+
+      // Not signed in: the sign-in page, which comes back to the passkeys page.
+      await page.goto(`${world.base}/account/passkeys`)
+      await page.getByLabel('Email').fill(s.email)
+      await page.getByLabel('Password').fill(s.password)
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await page.getByRole('heading', { name: 'Passkeys', level: 1 }).waitFor()
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-1-none-yet')
+
+      await page.getByLabel('Name').fill('This laptop')
+      await page.getByRole('button', { name: 'Add a passkey' }).click()
+      await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+      await page.getByRole('heading', { name: 'This laptop' }).waitFor()
+      const [passkey] = await credentialsOf(first.cdp, first.authenticatorId)
+      expect(passkey!.isResidentCredential).toBe(true)
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-2-added')
+
+      // The person leaves this device (else its autofill would sign them in again at once).
+      await first.cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId: first.authenticatorId })
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByLabel('Email').waitFor()
+      await screenshot(page, 'passkeys-3-sign-in-page')
+      await expectNoSeriousA11yViolations(page)
+
+      // Another browser with the same passkey (synced): a third-party application's consent flow.
+      // The sign-in page offers the passkey in the email field's autofill (conditional mediation),
+      // which the virtual authenticator answers at once.
+      const other = await newPage(world.browser)
+      const second = await virtualAuthenticator(other.context, other.page)
+      await second.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: second.authenticatorId,
+        credential: passkey!,
+      })
+      await other.page.goto(s.authorizeUrl('state-passkey'))
+      await other.page.getByRole('button', { name: 'Allow' }).click()
+      const query = await waitForCallback(other.page, world)
+      expect(query.get('state')).toBe('state-passkey')
+      expect(query.get('code')).toBeTruthy()
+
+      // Passwordless: turn password sign-in off; the password form then refuses the account.
+      await other.page.goto(`${world.base}/account/password`)
+      await other.page.getByRole('button', { name: 'Turn password sign-in off' }).click()
+      await other.page.getByRole('status').filter({ hasText: 'Password sign-in is off' }).waitFor()
+      await expectNoSeriousA11yViolations(other.page)
+      await screenshot(other.page, 'passkeys-4-password-sign-in-off')
+
+      await page.getByLabel('Email').fill(s.email)
+      await page.getByLabel('Password').fill(s.password)
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await expect
+        .poll(() => page.getByRole('alert').first().textContent())
+        .toBe('Email or password is incorrect')
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-5-password-refused')
+
+      // Back on the other browser, signed in with the passkey.
+      await context.close()
+      const { context: ctx, page: p } = other
+      // Password sign-in back on, then the passkey is removed.
+      await p.goto(`${world.base}/account/password`)
+      await p.getByRole('button', { name: 'Turn password sign-in on' }).click()
+      await p.getByRole('status').filter({ hasText: 'Password sign-in is on again' }).waitFor()
+      await p.goto(`${world.base}/account/passkeys`)
+      await p.getByRole('button', { name: 'Remove This laptop' }).click()
+      await p.getByRole('status').filter({ hasText: 'Your passkey was removed' }).waitFor()
+      expect(await world.t.services.passkeys.list(s.user.id)).toEqual([])
+
+      await p.goto(`${world.base}/account/activity`)
+      await p.getByText('Passkey This laptop was added').waitFor()
+      await p.getByText('Passkey This laptop was removed').waitFor()
+      await expectNoSeriousA11yViolations(p)
+      await screenshot(p, 'passkeys-6-activity')
+
+      // The removed passkey no longer signs in (the authenticator still holds it): refused from the
+      // autofill, then from the button.
+      await p.getByRole('button', { name: 'Sign out' }).click()
+      await p.getByRole('alert').filter({ hasText: 'That passkey did not sign you in' }).waitFor()
+      await p.getByRole('button', { name: 'Use a passkey' }).click()
+      await p.getByRole('alert').filter({ hasText: 'That passkey did not sign you in' }).waitFor()
+      await screenshot(p, 'passkeys-7-removed-passkey-refused')
+      expect(await p.getByRole('heading', { name: 'Sign in to linkauth' }).count()).toBe(1)
+      await ctx.close()
+    },
+    BROWSER_TEST_TIMEOUT * 2,
+  )
+
+  it(
+    'a look-alike site relaying our challenge gets an assertion for its own origin and RP ID: refused',
+    async () => {
+      const s = await seedBrowserWorld(world, 'Shortcut Stats')
+      const { context, page } = await newPage(world.browser)
+      const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+      // The user's real passkey, registered on our site.
+      await page.goto(`${world.base}/login?next=account-passkeys`)
+      await page.getByLabel('Email').fill(s.email)
+      await page.getByLabel('Password').fill(s.password)
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await page.getByRole('button', { name: 'Add a passkey' }).click()
+      await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+      const [real] = await credentialsOf(cdp, authenticatorId)
+
+      // The same key under the look-alike's RP ID (as if the person had registered there too).
+      const phishPort = await freePort()
+      const phish: Server = createServer((_req, res) => {
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end('<!doctype html><title>Sign in</title><h1>Sign in</h1>')
+      })
+      await new Promise<void>((resolve) => phish.listen(phishPort, 'localhost', resolve))
+      try {
+        const phishRpId = 'linkauth-login.localhost'
+        // On a fresh authenticator (Chrome allows one internal authenticator at a time).
+        await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId })
+        const other = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+          options: {
+            protocol: 'ctap2',
+            transport: 'internal',
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
+        })
+        await cdp.send('WebAuthn.addCredential', {
+          authenticatorId: other.authenticatorId,
+          credential: {
+            ...real!,
+            credentialId: real!.credentialId,
+            rpId: phishRpId,
+            signCount: real!.signCount + 1,
+          },
+        })
+
+        // The look-alike's server fetches a real challenge from us for its own pre-session...
+        const jar = new CookieJar()
+        const login = await fetch(`${world.base}/login`)
+        jar.storeLines(login.headers.getSetCookie())
+        const csrf = hiddenField(await login.text(), 'csrf_token')
+        const optionsRes = await fetch(`${world.base}/api/passkeys/sign-in-options`, {
+          method: 'POST',
+          headers: { cookie: jar.header(), 'x-csrf-token': csrf, 'content-type': 'application/json' },
+          body: '{}',
+        })
+        const { challenge } = (await optionsRes.json()) as { challenge: string }
+
+        // ...and has the person's browser sign it on the look-alike origin.
+        await page.goto(`http://${phishRpId}:${phishPort}/`)
+        const assertion = await page.evaluate<string>(
+          `(async (challenge, rpId) => {
+            const b = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0))
+            const e = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '')
+            const c = await navigator.credentials.get({ publicKey: { challenge: b(challenge), rpId, userVerification: 'required' } })
+            return JSON.stringify({ id: c.id, rawId: e(c.rawId), type: c.type, clientExtensionResults: {}, response: {
+              clientDataJSON: e(c.response.clientDataJSON), authenticatorData: e(c.response.authenticatorData),
+              signature: e(c.response.signature), userHandle: c.response.userHandle ? e(c.response.userHandle) : undefined } })
+          })(${JSON.stringify(challenge)}, ${JSON.stringify(phishRpId)})`,
+        )
+        expect(JSON.parse(assertion).id).toBe(Buffer.from(real!.credentialId, 'base64').toString('base64url'))
+
+        const relayed = await fetch(`${world.base}/login/passkey`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf_token: csrf, response: assertion }).toString(),
+        })
+        expect(relayed.status).toBe(400)
+        expect(relayed.headers.getSetCookie().join(';')).not.toContain('linkauth_session=')
+        const { events } = await world.t.services.audit.list({
+          userId: s.user.id,
+          eventTypes: ['passkey.refused'],
+          limit: 5,
+        })
+        expect(events.map((e) => e.details.reason)).toEqual(['verification_failed'])
+      } finally {
+        await new Promise((resolve) => phish.close(resolve))
+        await context.close()
+      }
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  for (const [label, viewport] of [
+    ['phone', { width: 390, height: 844 }],
+    ['desktop', { width: 1280, height: 800 }],
+  ] as const) {
+    it(
+      `the account area at ${label} width: navigation, Sign out, cards apart, nothing scrolls sideways`,
+      async () => {
+        const s = await seedBrowserWorld(world, 'A connected application with a rather long name indeed')
+        const { context, page } = await newPage(world.browser, { viewport })
+        await virtualAuthenticator(context, page)
+        await page.goto(s.authorizeUrl('state-layout'))
+        await page.getByLabel('Email').fill(s.email)
+        await page.getByLabel('Password').fill(s.password)
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+        await page.getByRole('button', { name: 'Allow' }).click()
+        await waitForCallback(page, world)
+        await page.goto(`${world.base}/account/passkeys`)
+        await page.getByRole('button', { name: 'Add a passkey' }).click()
+        await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+
+        for (const [path, name] of [
+          ['/account/apps', 'Connected apps'],
+          ['/account/passkeys', 'Passkeys'],
+          ['/account/password', 'Password'],
+          ['/account/activity', 'Recent activity'],
+        ] as const) {
+          await page.goto(`${world.base}${path}`)
+          const nav = page.getByRole('navigation', { name: 'Your account' })
+          expect(await nav.getByRole('link', { name, exact: true }).getAttribute('aria-current')).toBe('page')
+          await page.getByRole('button', { name: 'Sign out' }).waitFor()
+          await expectNoHorizontalScroll(page)
+          await expectCardsApart(page)
+          await expectNoSeriousA11yViolations(page)
+          await screenshot(page, `account-${label}-${path.split('/').pop()}`)
+        }
+        await context.close()
+      },
+      BROWSER_TEST_TIMEOUT * 2,
+    )
+  }
+})
