@@ -41,6 +41,8 @@ describe('housekeepingCutoffs', () => {
       eventsUntil: now,
       streamsIdleSince: idle,
       auditBefore: ago(400 * 24 * 3600),
+      // Sealed successors of spent refresh tokens: wiped once REFRESH_REUSE_WINDOW (10 s) is over.
+      successorsRotatedBefore: ago(10),
     })
   })
 
