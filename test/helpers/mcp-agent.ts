@@ -10,9 +10,8 @@ import { HttpBrowser } from './http-browser.js'
 export const AGENT_REDIRECT_URI = 'https://agent.example/callback'
 
 /**
- * How the agent's client is known to linkauth: registered by the operator (client_id given), and —
- * as the authorization server gains them — by a client-id metadata document or dynamic registration,
- * each one more entry of this kind.
+ * How the agent's client is known to linkauth: registered by the operator (client_id given), by a
+ * client-id metadata document, or by dynamic registration (the SDK's own fallback).
  */
 export type AgentRegistration =
   | { kind: 'pre-registered'; clientId: string }

@@ -110,6 +110,33 @@ async function metadataDocument(): Promise<{ registration: AgentRegistration; em
 }
 
 /**
+ * A user, and an agent with neither a client_id nor a metadata document URL: the SDK registers it at
+ * linkauth's registration endpoint (RFC 7591) before sending the user to authorize.
+ */
+async function dynamicRegistration(): Promise<{ registration: AgentRegistration; email: string }> {
+  const s = await seed(t)
+  return { registration: { kind: 'dynamic' }, email: s.email }
+}
+
+/**
+ * The client_id the SDK must have used: the operator's, the document's URL, or the one linkauth gave
+ * at registration (the SDK keeps only the RFC 7591 fields, so the record is read from linkauth).
+ */
+async function expectedClientId(registration: AgentRegistration, provider: BrowserAgentProvider) {
+  if (registration.kind === 'pre-registered') return registration.clientId
+  if (registration.kind === 'metadata-document') return registration.url
+  const clientId = provider.clientInformation()!.client_id
+  expect(clientId).toMatch(/^[\w-]{22}$/)
+  const row = await t.database.db
+    .selectFrom('clients')
+    .select(['kind', 'name'])
+    .where('id', '=', clientId)
+    .executeTakeFirstOrThrow()
+  expect(row).toEqual({ kind: 'dynamic', name: 'Test agent' })
+  return clientId
+}
+
+/**
  * From nothing but the endpoint's URL to a connected client: the first request is refused (401), the
  * SDK finds the metadata, linkauth, and sends the user to authorize; the code finishes it.
  */
@@ -178,8 +205,7 @@ const initialize = {
 describe.each([
   { name: 'a client registered by the operator', register: preRegistered },
   { name: 'a client-id metadata document', register: metadataDocument },
-  // Dynamic registration (RFC 7591, issue 27) is one more entry once linkauth has its endpoint:
-  // { name: 'dynamic registration', register: async () => ({ registration: { kind: 'dynamic' }, email }) }
+  { name: 'dynamic registration (RFC 7591)', register: dynamicRegistration },
 ])('an agent with $name', ({ register }) => {
   it('from the bare URL to tools/list and tools/call: creates a link and reads its statistics', async () => {
     const { registration, email } = await register()
@@ -190,6 +216,7 @@ describe.each([
       const authorizeUrl = provider.authorizationUrls[0]!
       expect(authorizeUrl.searchParams.get('resource')).toBe(mcpUrl.href)
       expect(authorizeUrl.searchParams.get('scope')).toBe('links:read links:write')
+      expect(authorizeUrl.searchParams.get('client_id')).toBe(await expectedClientId(registration, provider))
       expect(client.getServerVersion()?.name).toBe('linkauth-links-api')
 
       const { tools } = await client.listTools()
