@@ -23,7 +23,7 @@ export async function buildApi(config: ApiConfig) {
     logger: app.log, // mode switches (feed stale → introspection, and back) are logged here
   })
   app.addHook('onClose', () => verifier.close())
-  // Also serves GET /.well-known/oauth-protected-resource (and its path-suffixed form, RFC 9728 §3.1).
+  // Also serves its RFC 9728 document at the URL derived from `resource` (§3.1), and only there.
   await app.register(linkauthResource, { verifier, realm: 'links', resourceName: 'Links API' })
 
   // A route names the scopes it needs; the plugin answers 401/403 before the handler runs.
