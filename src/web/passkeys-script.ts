@@ -108,7 +108,8 @@ export const PASSKEYS_SCRIPT = `'use strict';
         HTMLFormElement.prototype.submit.call(form);
       })
       .catch(function (err) {
-        if (controller.signal.aborted || (conditional && err && err.name === 'AbortError')) return;
+        // Autofill (conditional mediation) was never asked for by the user: its failures stay silent.
+        if (controller.signal.aborted || conditional) return;
         say(form, create
           ? 'No passkey was saved. Try again, or use another device.'
           : 'Signing in with a passkey did not work. Try again, or use your password.');
@@ -129,7 +130,11 @@ export const PASSKEYS_SCRIPT = `'use strict';
     }
   }
 
-  if (!window.PublicKeyCredential || !navigator.credentials) return;
+  if (!window.PublicKeyCredential || !navigator.credentials) {
+    // Shown from the start where the page must not shift (sign-in): taken away where it cannot work.
+    document.querySelectorAll('[data-passkey-shown]').forEach(function (el) { el.hidden = true; });
+    return;
+  }
   document.querySelectorAll('form[data-passkey]').forEach(setUp);
 })();
 `

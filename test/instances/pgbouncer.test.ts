@@ -133,7 +133,7 @@ describe.skipIf(!onPostgres)('through PgBouncer in transaction pooling mode', ()
                   status: r.status,
                   json: {} as Record<string, unknown>,
                 }))
-              : postForm(base, '/api/oauth/introspect', { token: tokens.json.refresh_token as string }, auth),
+              : postForm(base, '/api/oauth/introspect', { token: tokens.json.access_token as string }, auth),
           ),
         )
         expect(answers.map((a) => a.status)).toEqual(Array(24).fill(200))

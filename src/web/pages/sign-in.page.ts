@@ -7,7 +7,8 @@ export const PASSKEY_SIGN_IN_FAILED = 'That passkey did not sign you in. Try aga
 
 /**
  * Sign in with a passkey: the browser offers passkeys in the email field's autofill (conditional
- * mediation, `autofill`) and on this button. Hidden until the script finds WebAuthn in the browser.
+ * mediation, `autofill`) and on this button. Shown from the start, so that the page does not shift
+ * when the script runs; the script hides it in a browser without WebAuthn.
  */
 function passkeyForm(options: {
   csrfToken: string
@@ -27,7 +28,7 @@ function passkeyForm(options: {
     ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
     ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
     <input type="hidden" name="response" value="" />
-    <div data-passkey-only hidden>
+    <div data-passkey-only data-passkey-shown>
       <p class="alert" role="alert" data-passkey-alert hidden></p>
       <button type="submit">Use a passkey</button>
     </div>
