@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { ProblemError, retryAfterSeconds } from '../errors.js'
+import { ProblemError } from '../errors.js'
+import { answerHeldBack } from './held-back.js'
 import { formField } from '../input/form-field.js'
 import { isUuid } from '../lib/identifiers.js'
 import { clientAddress } from '../rate-limit/client-address.js'
@@ -123,9 +124,7 @@ export function passkeyRoutes(
       const password = formField(request.body, 'password') ?? ''
       const checked = await services.sessions.verifyPasswordOf(session, password, client, request)
       if ('held' in checked) {
-        services.metrics.rateLimited.inc({ limit: checked.held.limit })
-        const wait = retryAfterSeconds(checked.held.retryAfterMs)
-        reply.header('retry-after', String(wait))
+        const wait = answerHeldBack(reply, services.metrics.rateLimited, checked.held)
         return showPage(reply, session, { retryAfterSeconds: wait }, 429)
       }
       if (!checked.ok) return showPage(reply, session, { confirmError: CONFIRM_FAILED }, 400)

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
-import { ProblemError, retryAfterSeconds } from '../errors.js'
+import { ProblemError } from '../errors.js'
+import { answerHeldBack } from './held-back.js'
 import { formField } from '../input/form-field.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import { clientAddress } from '../rate-limit/client-address.js'
@@ -109,9 +110,7 @@ export function passwordRoutes(
       const current = formField(body, 'current_password') ?? ''
       const checked = await services.sessions.verifyPasswordOf(session, current, client, request)
       if ('held' in checked) {
-        services.metrics.rateLimited.inc({ limit: checked.held.limit })
-        const wait = retryAfterSeconds(checked.held.retryAfterMs)
-        reply.header('retry-after', String(wait))
+        const wait = answerHeldBack(reply, services.metrics.rateLimited, checked.held)
         return form(429, { retryAfterSeconds: wait })
       }
       if (!checked.ok) return form(400, { error: 'The current password is not correct.' })

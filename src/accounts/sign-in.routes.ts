@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
-import { ProblemError, retryAfterSeconds } from '../errors.js'
+import { ProblemError } from '../errors.js'
+import { answerHeldBack } from './held-back.js'
 import { isShortId } from '../lib/identifiers.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import { clientAddress } from '../rate-limit/client-address.js'
@@ -96,9 +97,7 @@ export function signInRoutes(
       const client: SignInClient = deviceId ? { device: deviceId } : { address: clientAddress(request) }
       const result = await services.sessions.signIn(email, formField(body, 'password') ?? '', client, request)
       if ('held' in result) {
-        services.metrics.rateLimited.inc({ limit: result.held.limit })
-        const wait = retryAfterSeconds(result.held.retryAfterMs)
-        reply.header('retry-after', String(wait))
+        const wait = answerHeldBack(reply, services.metrics.rateLimited, result.held)
         return sendPage(reply, formPage({ retryAfterSeconds: wait }), 429)
       }
       if ('refused' in result) {
