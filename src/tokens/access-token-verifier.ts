@@ -7,7 +7,7 @@ import {
   type SignedAccessTokenClaims,
 } from '@linkauth/resource/token-contract'
 import { type Clock, epochSeconds } from '../lib/clock.js'
-import type { VerificationKey } from './signing-key.service.js'
+import type { VerificationKey } from './verification-key.js'
 
 /** The contract's claims, `cnf` (RFC 9449 §6.1) among them when the token is bound to a DPoP key. */
 export type VerifiedAccessTokenClaims = SignedAccessTokenClaims

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Services } from '../services.js'
 import { publicDocumentCors } from '../web/cors.js'
-import { JWKS_MAX_AGE_SECONDS } from './signing-key.service.js'
+import { JWKS_MAX_AGE_SECONDS } from './jwks.js'
 
 export function jwksRoutes(services: Pick<Services, 'signingKeys'>) {
   return async (app: FastifyInstance) => {

@@ -1,7 +1,7 @@
 import { decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConfigError, DEFAULT_ROTATION_SECONDS, loadConfig } from '../../src/config.js'
-import { nextKeyLeadSeconds } from '../../src/tokens/signing-key.service.js'
+import { nextKeyLeadSeconds } from '../../src/tokens/signing-key-schedule.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { createTestClock, type TestClock } from '../helpers/clock.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
