@@ -1,8 +1,5 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../db/database.js'
-import type { Clock } from '../lib/clock.js'
+import { createHash } from 'node:crypto'
 import type { SigningKeySet } from './signing-key-set.js'
-import { listPublishedSigningKeys, type SigningKeyInfo } from './signing-key.repository.js'
 
 /**
  * Resource servers may cache the JWKS this long (its Cache-Control max-age); jose's remote key set
@@ -11,40 +8,49 @@ import { listPublishedSigningKeys, type SigningKeyInfo } from './signing-key.rep
  */
 export const JWKS_MAX_AGE_SECONDS = 60
 
-/** The JWKS (RFC 7517): the keys whose tokens may be alive or are about to be. */
-export function createJwksPublisher(
-  db: Kysely<Database>,
-  clock: Clock,
-  keySet: SigningKeySet,
-  pollIntervalMs: number,
-) {
-  let published: { keys: SigningKeyInfo[]; loadedAt: number; generation: number } | undefined
+/** The JWKS as served: its JSON text and a strong ETag of it (RFC 9110 §8.8.3). */
+export interface JwksDocument {
+  body: string
+  etag: string
+}
+
+/**
+ * The JWKS (RFC 7517): the keys whose tokens may be alive or are about to be, from the key set in
+ * memory, never from the database per request. The key set follows the database at each change
+ * notification (milliseconds) or poll (5 s): a key rotated in by hand on another instance is
+ * published here within that time, and a scheduled key long before it signs (signing-key-schedule.ts).
+ * The cut-off is applied on every call, so a retired key leaves on the second, on every instance.
+ * The text is made again only when the keys in it change.
+ */
+export function createJwksPublisher(keySet: Pick<SigningKeySet, 'publishedKeys' | 'generation'>) {
+  let cached: (JwksDocument & { generation: number; kids: string }) | undefined
+
+  function jwks(): Record<string, unknown>[] {
+    return keySet.publishedKeys().map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' }))
+  }
+
   return {
     /** Public JWKs of the keys whose tokens may be alive or are about to be (RFC 7517 key set members). */
-    async publishedJwks(): Promise<Record<string, unknown>[]> {
-      // A rotation on another instance signs at once: its key must be here before a resource server,
-      // meeting the new kid, refetches the key set from this instance. The notification may not have
-      // arrived yet, so the state is checked (one small query, shared by requests arriving together);
-      // the key set is read again only when it changed. Unreachable database: the keys in memory.
-      await keySet.syncSinceNow().catch(keySet.reportSyncFailure)
-      const now = clock.now().getTime()
-      const cutoff = keySet.cutoff().getTime()
-      // The rows are kept for one poll interval (the JWKS is asked for often and changes only at a
-      // rotation; a change anywhere is notified and drops them); the cut-off is applied on every
-      // call, so a retired key leaves on the second.
-      if (
-        !published ||
-        published.generation !== keySet.generation() ||
-        now - published.loadedAt >= pollIntervalMs ||
-        now < published.loadedAt
-      ) {
-        const generation = keySet.generation()
-        published = { keys: await listPublishedSigningKeys(db, new Date(cutoff)), loadedAt: now, generation }
+    publishedJwks: jwks,
+    document(): JwksDocument {
+      const keys = keySet.publishedKeys()
+      const kids = keys.map((k) => k.kid).join(' ')
+      const generation = keySet.generation()
+      if (cached?.generation !== generation || cached.kids !== kids) {
+        const body = JSON.stringify({ keys: jwks() })
+        const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`
+        cached = { body, etag, generation, kids }
       }
-      return published.keys
-        .filter((k) => !keySet.isRevoked(k.kid))
-        .filter((k) => k.pending || k.retiredAt === null || k.retiredAt.getTime() > cutoff)
-        .map((k) => ({ ...k.publicJwk, kid: k.kid, alg: k.alg, use: 'sig' }))
+      return { body: cached.body, etag: cached.etag }
     },
   }
+}
+
+/** Whether an If-None-Match header matches the ETag (RFC 9110 §13.1.2: weak comparison, or `*`). */
+export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
+  if (!header) return false
+  return header.split(',').some((tag) => {
+    const t = tag.trim()
+    return t === '*' || t.replace(/^W\//, '') === etag
+  })
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { Listen, StopListening } from '../db/notifications.js'
+import { DatabaseUnavailableError } from '../errors.js'
 import type { Clock } from '../lib/clock.js'
 import { isBase64url256Bits } from '../lib/identifiers.js'
 import { decryptWithRing, KeyEncryptionKeyMissingError } from './key-encryption.js'
@@ -13,11 +14,11 @@ import {
   findActiveSigningKey,
   findPendingSigningKey,
   findSigningKeyState,
-  findVerificationSigningKey,
   insertSigningKey,
   listPublishedSigningKeys,
   listSigningKeys,
   SIGNING_KEYS_CHANNEL,
+  type SigningKeyInfo,
   type StoredSigningKey,
 } from './signing-key.repository.js'
 import { publishedCutoff, type Signer, toVerificationKey, type VerificationKey } from './verification-key.js'
@@ -36,8 +37,9 @@ export interface SigningKeySetDeps {
 
 /**
  * The signing keys as every instance holds them in memory: the active key and the pending one
- * (decrypted), the public keys tokens may carry, the revoked kids. Read from the database at start, at
- * every notification of a change, and every poll interval; nothing on the hot paths asks the database.
+ * (decrypted), the public keys tokens may carry and the JWKS's rows, the revoked kids. Read from the
+ * database at start, at every notification of a change, and every poll interval; signing, the JWKS and
+ * the verification of a known kid never ask the database.
  * The trust checks (revocation, the JWKS cut-off) are applied on every call.
  */
 export function createSigningKeySet(deps: SigningKeySetDeps) {
@@ -47,6 +49,8 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
   let next: { signer: Signer; activatesAt: number } | undefined
   let state: string | undefined
   let verificationKeys = new Map<string, VerificationKey>()
+  /** The rows of the JWKS as last read (the active, pending and recently retired keys). */
+  let published: SigningKeyInfo[] | undefined
   let revokedKids = new Set<string>()
   /** Counts the reads of the key set; what is derived from it is kept while it stays the same. */
   let generation = 0
@@ -68,6 +72,16 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
     const replacedAt =
       key.retiredAt ?? (n && n.signer.kid !== key.kid && key.kid === active?.kid ? n.activatesAt : null)
     return replacedAt === null || replacedAt > cutoff().getTime()
+  }
+
+  /** A kid's key from memory: undefined when it is not trusted, 'unknown' when it was never read. */
+  function inMemory(kid: string): VerificationKey | undefined | 'unknown' {
+    if (revokedKids.has(kid)) return undefined
+    const known = verificationKeys.get(kid)
+    if (known) return trusted(known) ? known : undefined
+    const n = next
+    if (n && n.signer.kid === kid && clock.now().getTime() >= n.activatesAt) return n.signer.verification
+    return 'unknown'
   }
 
   /** Decrypts a stored key, reusing what is already in memory for the same kid. */
@@ -109,6 +123,7 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
     active = activeSigner
     next = nextSigner
     verificationKeys = keys
+    published = rows
     revokedKids = new Set(revoked)
     generation++
     state = nextState
@@ -208,24 +223,37 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
       return key !== undefined && trusted(key)
     },
     /**
-     * The public key a token names by kid, from memory. An unknown kid of the right shape costs one
-     * primary-key lookup, so a key made by a rotation on another instance is found before the next
-     * poll; callers are authenticated resource servers or identified clients.
+     * The public key a token names by kid, from memory. A kid this instance has not read may be a
+     * key rotated in on another instance whose notification is still on its way: for a kid of the
+     * right shape the key set's state is checked (syncSinceNow: one small query at a time, shared by
+     * every caller meanwhile) and the set read again if it changed; callers are authenticated
+     * resource servers or identified clients. Known kids never ask the database.
      */
     async verificationKey(kid: string): Promise<VerificationKey | undefined> {
-      if (revokedKids.has(kid)) return undefined
-      const known = verificationKeys.get(kid)
-      if (known) return trusted(known) ? known : undefined
-      const n = next
-      if (n && n.signer.kid === kid && clock.now().getTime() >= n.activatesAt) return n.signer.verification
+      const known = inMemory(kid)
+      if (known !== 'unknown') return known
       // A kid is a base64url RFC 7638 thumbprint; anything else is looked up nowhere.
       if (!isBase64url256Bits(kid)) return undefined
-      const stored = await findVerificationSigningKey(db, kid, cutoff(), clock.now())
-      if (!stored || revokedKids.has(kid)) return undefined
-      const key = toVerificationKey(stored)
-      if (!trusted(key)) return undefined
-      verificationKeys = new Map(verificationKeys).set(kid, key)
-      return key
+      await syncSinceNow().catch((err: unknown) => {
+        // A key this instance cannot decrypt is reported, not answered as a failure of this call.
+        if (!(err instanceof KeyEncryptionKeyMissingError)) throw err
+        reportSyncFailure(err)
+      })
+      const found = inMemory(kid)
+      return found === 'unknown' ? undefined : found
+    },
+    /**
+     * The keys of the JWKS now, from memory: the active and pending keys and the retired ones not
+     * past the cut-off (applied on every call, so a retired key leaves on the second), never a revoked
+     * one. Throws DatabaseUnavailableError before the key set was ever read.
+     */
+    publishedKeys(): SigningKeyInfo[] {
+      if (!published) throw new DatabaseUnavailableError('signing keys are not loaded yet')
+      const since = cutoff().getTime()
+      return published.filter(
+        (k) =>
+          !revokedKids.has(k.kid) && (k.pending || k.retiredAt === null || k.retiredAt.getTime() > since),
+      )
     },
     /** This instance refuses a key it has just revoked at once, whatever the reload after meets. */
     forget(kid: string): void {

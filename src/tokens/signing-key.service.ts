@@ -71,7 +71,7 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     pollIntervalMs,
   })
   const signer = createSigner(keySet, clock)
-  const jwks = createJwksPublisher(db, clock, keySet, pollIntervalMs)
+  const jwks = createJwksPublisher(keySet)
   const rotation = createSigningKeyRotation({ db, clock, logger, audit, maker, keySet })
   const rekey = createSigningKeyRekey({
     db,
@@ -144,6 +144,8 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     isTrusted: keySet.isTrusted,
     verificationKey: keySet.verificationKey,
     publishedJwks: jwks.publishedJwks,
+    /** The JWKS's text and ETag, from memory. */
+    jwksDocument: jwks.document,
     rotate: rotation.rotate,
     revoke: rotation.revoke,
     /** The key-encryption keys in use now (a rekey may replace them); undefined when none is set. */
