@@ -8,90 +8,62 @@ import {
   registerResourceServer,
 } from './flow.js'
 import {
+  benchRepeat,
   benchSettings,
+  medianRow,
   printHeader,
+  printRow,
   runScenario,
   type ScenarioOptions,
   type ScenarioRow,
 } from './scenario.js'
-import { startBenchServer } from './server.js'
+import { type BenchServer, benchServerDir, startBenchServer } from './server.js'
+import { prepareSignIn, SIGN_IN_SERVER_ENV, signInRequest } from './sign-in.js'
 
 /**
  * `npm run bench`: every scenario against the production build on PostgreSQL on this machine,
- * printing requests per second, p50/p99 latency and errors. Settings: BENCH_CONNECTIONS (64),
- * BENCH_SECONDS (10), WORKERS (server processes, default 1), BENCH_ONLY (comma-separated names).
+ * printing requests per second, p50/p99 latency, errors, CPU per request and the server's peak memory.
+ * Settings: BENCH_CONNECTIONS (64), BENCH_SECONDS (10), BENCH_REPEAT (1: runs of each scenario, the
+ * median row printed after them), WORKERS (server processes, default 1), BENCH_ONLY (comma-separated
+ * name prefixes), BENCH_SERVER_DIR (another checkout whose built server to measure).
  */
-const { connections } = benchSettings
-const only = process.env.BENCH_ONLY?.split(',')
-const rows: ScenarioRow[] = []
-const server = await startBenchServer()
-
-async function run(
-  name: string,
-  options: ScenarioOptions,
-  target?: number,
-  okClass: '2xx' | '3xx' = '2xx',
-): Promise<void> {
-  if (only && !only.some((o) => name.startsWith(o))) return
-  rows.push(await runScenario(name, options, target, okClass, server.pid, server.databaseUrl))
+interface Scenario {
+  name: string
+  /** Made again before each run (codes and refresh tokens are spent by a run). */
+  prepare: (server: BenchServer) => Promise<ScenarioOptions>
+  target?: number
+  okClass?: '2xx' | '3xx' | '4xx'
 }
 
-try {
-  const party = await prepareParty(server)
-  printHeader(` workers=${process.env.WORKERS ?? 1}`)
+const { connections } = benchSettings
+const only = process.env.BENCH_ONLY?.split(',')
+const selected = (s: Scenario) => !only || only.some((o) => s.name.startsWith(o))
+const rows: ScenarioRow[] = []
 
-  await run('metadata (GET /.well-known/oauth-authorization-server)', {
-    url: `${server.baseUrl}/.well-known/oauth-authorization-server`,
-  })
-  await run('JWKS (GET /.well-known/jwks.json)', { url: `${server.baseUrl}/.well-known/jwks.json` })
-
-  // Authorize with a signed-in user and remembered consent: each request mints a code (302).
-  await run(
-    'authorize, remembered consent (GET → 302 + code)',
-    {
-      url: server.baseUrl + party.authorizePath,
-      headers: { cookie: party.cookie },
-    },
-    4000,
-    '3xx',
-  )
-
-  // Code exchange: codes minted beforehand through the real authorize endpoint, each used once.
-  if (!only || only.some((o) => 'code exchange'.startsWith(o) || o.startsWith('code'))) {
-    const count = Number(process.env.BENCH_CODES ?? 30000)
-    const codes = await mintCodes(server, party, count)
-    let next = 0
-    await run(
-      'code exchange (POST /api/oauth/token)',
-      {
-        url: `${server.baseUrl}/api/oauth/token`,
-        method: 'POST',
-        amount: codes.length,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              body: new URLSearchParams({
-                code: codes[next++] ?? 'exhausted',
-                code_verifier: party.verifier,
-                client_id: party.clientId,
-              }).toString(),
-            }),
-          },
-        ],
-      },
-      2500,
-    )
+/** Runs each selected scenario BENCH_REPEAT times on `server`; with repeats, the median row follows. */
+async function runAll(server: BenchServer, scenarios: Scenario[]): Promise<void> {
+  for (const scenario of scenarios.filter(selected)) {
+    const runs: ScenarioRow[] = []
+    for (let i = 1; i <= benchRepeat; i++) {
+      const options = await scenario.prepare(server)
+      const name = benchRepeat > 1 ? `${scenario.name} #${i}` : scenario.name
+      runs.push(
+        await runScenario(name, options, scenario.target, scenario.okClass, server.pid, server.databaseUrl),
+      )
+    }
+    const median = { ...medianRow(runs), name: scenario.name }
+    if (benchRepeat > 1) printRow(median, `${scenario.name} (median)`)
+    rows.push(median)
   }
+}
 
-  // The same with a DPoP proof per request (RFC 9449): one signature check and one replay-store write more.
-  if (!only || only.some((o) => o.startsWith('code'))) {
-    const count = Number(process.env.BENCH_CODES ?? 30000)
-    const codes = await mintCodes(server, party, count)
-    const proof = dpopProofs(`${server.baseUrl}/api/oauth/token`)
+/** The token paths and the documents, rate limits off (a benchmark is one address, one client). */
+async function tokenScenarios(server: BenchServer): Promise<Scenario[]> {
+  const party = await prepareParty(server)
+  const codeCount = Number(process.env.BENCH_CODES ?? 30000)
+  const exchange = (codes: string[], dpop?: () => string): ScenarioOptions => {
     let next = 0
-    await run('code exchange with DPoP (POST /api/oauth/token)', {
+    return {
       url: `${server.baseUrl}/api/oauth/token`,
       method: 'POST',
       amount: codes.length,
@@ -99,7 +71,10 @@ try {
         {
           setupRequest: (req) => ({
             ...req,
-            headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof() },
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              ...(dpop ? { dpop: dpop() } : {}),
+            },
             body: new URLSearchParams({
               code: codes[next++] ?? 'exhausted',
               code_verifier: party.verifier,
@@ -108,48 +83,109 @@ try {
           }),
         },
       ],
-    })
-  }
-
-  // Refresh rotation: one family per connection, each refreshed in sequence with its newest token.
-  if (!only || only.some((o) => o.startsWith('refresh'))) {
-    const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections * 2))
-    await run(
-      'refresh rotation (POST /api/oauth/token)',
-      { url: server.baseUrl, requests: [refreshChainRequest(party, seeds.refreshTokens)] },
-      3000,
-    )
-    // Families bound to a DPoP key: each refresh carries a proof made with it.
-    const proof = dpopProofs(`${server.baseUrl}/api/oauth/token`)
-    const bound = await exchangeCodes(
-      server,
-      party,
-      await mintCodes(server, party, connections * 2),
-      32,
-      proof,
-    )
-    await run('refresh rotation with DPoP (POST /api/oauth/token)', {
-      url: server.baseUrl,
-      requests: [refreshChainRequest(party, bound.refreshTokens, proof)],
-    })
-  }
-  // Introspection of access tokens and of refresh tokens, as a registered resource server.
-  if (!only || only.some((o) => o.startsWith('introspection'))) {
-    const basic = await registerResourceServer(server)
-    const tokens = await exchangeCodes(server, party, await mintCodes(server, party, 1000))
-    for (const [kind, list] of [
-      ['access', tokens.accessTokens],
-      ['refresh', tokens.refreshTokens],
-    ] as const) {
-      await run(
-        `introspection of ${kind} tokens (POST /api/oauth/introspect)`,
-        { url: server.baseUrl, requests: [introspectionRequest(basic, list)] },
-        12000,
-      )
     }
   }
-} finally {
-  await server.stop()
+  const tokenUrl = `${server.baseUrl}/api/oauth/token`
+  let introspected: { basic: string; tokens: Awaited<ReturnType<typeof exchangeCodes>> } | undefined
+  const introspection = async () => {
+    introspected ??= {
+      basic: await registerResourceServer(server),
+      tokens: await exchangeCodes(server, party, await mintCodes(server, party, 1000)),
+    }
+    return introspected
+  }
+  return [
+    {
+      name: 'metadata (GET /.well-known/oauth-authorization-server)',
+      prepare: async () => ({ url: `${server.baseUrl}/.well-known/oauth-authorization-server` }),
+    },
+    {
+      name: 'JWKS (GET /.well-known/jwks.json)',
+      prepare: async () => ({ url: `${server.baseUrl}/.well-known/jwks.json` }),
+    },
+    {
+      // Authorize with a signed-in user and remembered consent: each request mints a code (302).
+      name: 'authorize, remembered consent (GET → 302 + code)',
+      prepare: async () => ({
+        url: server.baseUrl + party.authorizePath,
+        headers: { cookie: party.cookie },
+      }),
+      target: 4000,
+      okClass: '3xx',
+    },
+    {
+      // Codes minted beforehand through the real authorize endpoint, each used once.
+      name: 'code exchange (POST /api/oauth/token)',
+      prepare: async () => exchange(await mintCodes(server, party, codeCount)),
+      target: 2500,
+    },
+    {
+      // With a DPoP proof per request (RFC 9449): one signature check and one replay-store write more.
+      name: 'code exchange with DPoP (POST /api/oauth/token)',
+      prepare: async () => exchange(await mintCodes(server, party, codeCount), dpopProofs(tokenUrl)),
+    },
+    {
+      // One family per connection, each refreshed in sequence with its newest token.
+      name: 'refresh rotation (POST /api/oauth/token)',
+      prepare: async () => {
+        const seeds = await exchangeCodes(server, party, await mintCodes(server, party, connections * 2))
+        return { url: server.baseUrl, requests: [refreshChainRequest(party, seeds.refreshTokens)] }
+      },
+      target: 3000,
+    },
+    {
+      // Families bound to a DPoP key: each refresh carries a proof made with it.
+      name: 'refresh rotation with DPoP (POST /api/oauth/token)',
+      prepare: async () => {
+        const proof = dpopProofs(tokenUrl)
+        const codes = await mintCodes(server, party, connections * 2)
+        const bound = await exchangeCodes(server, party, codes, 32, proof)
+        return { url: server.baseUrl, requests: [refreshChainRequest(party, bound.refreshTokens, proof)] }
+      },
+    },
+    // Introspection of access tokens and of refresh tokens, as a registered resource server.
+    ...(['access', 'refresh'] as const).map((kind): Scenario => ({
+      name: `introspection of ${kind} tokens (POST /api/oauth/introspect)`,
+      prepare: async () => {
+        const { basic, tokens } = await introspection()
+        const list = kind === 'access' ? tokens.accessTokens : tokens.refreshTokens
+        return { url: server.baseUrl, requests: [introspectionRequest(basic, list)] }
+      },
+      target: 12000,
+    })),
+  ]
+}
+
+/**
+ * Sign-in with the password form, rate limits on with the memory store and limits too high to answer
+ * 429 (sign-in.ts): what argon2 and the reserved attempts cost. A server of its own, started after
+ * the other scenarios' server has stopped.
+ */
+function signInScenarios(): Scenario[] {
+  return (['right', 'wrong'] as const).map((password) => ({
+    name: `sign-in, ${password} password (POST /login)`,
+    prepare: async (server) => signInRequest(server, await prepareSignIn(server), password),
+    okClass: password === 'right' ? '3xx' : '4xx',
+  }))
+}
+
+printHeader(` workers=${process.env.WORKERS ?? 1}${benchServerDir ? ` server=${benchServerDir}` : ''}`)
+// The token scenarios' server is started unless BENCH_ONLY names sign-in scenarios alone.
+if (!only || only.some((o) => !o.startsWith('sign-in'))) {
+  const server = await startBenchServer()
+  try {
+    await runAll(server, await tokenScenarios(server))
+  } finally {
+    await server.stop()
+  }
+}
+if (signInScenarios().some(selected)) {
+  const server = await startBenchServer({ env: SIGN_IN_SERVER_ENV })
+  try {
+    await runAll(server, signInScenarios())
+  } finally {
+    await server.stop()
+  }
 }
 
 const missed = rows.filter((r) => r.target && (r.rps < r.target || r.p99 > 50 || r.errors > 0))

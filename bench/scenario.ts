@@ -1,5 +1,5 @@
 import autocannon from 'autocannon'
-import { cpuPerRequest, sampleCpu, walBytes } from './cpu.js'
+import { benchDatabase, cpuPerRequest, peakRssMiB, resetPeakRss, sampleCpu, walBytes } from './cpu.js'
 
 /** One measured scenario: requests per second, p50/p99 latency (ms), errors. */
 export interface ScenarioRow {
@@ -9,10 +9,15 @@ export interface ScenarioRow {
   p99: number
   errors: number
   target?: number
-  /** Microseconds of CPU per request: the server, PostgreSQL, the load generator (when measured). */
-  cpu?: { server: number; postgres: number; loadGenerator: number }
+  /**
+   * Microseconds of CPU per request (when measured): the server, the PostgreSQL backends of its
+   * database, the two together, the load generator.
+   */
+  cpu?: { server: number; postgres: number; serverAndPostgres: number; loadGenerator: number }
   /** Bytes of WAL PostgreSQL wrote per request (when measured). */
   walPerRequest?: number
+  /** The server's peak resident memory during the scenario, MiB (its processes' VmHWM summed). */
+  peakRssMiB?: number
 }
 
 export type ScenarioOptions = Parameters<typeof autocannon>[0]
@@ -23,18 +28,67 @@ export const benchSettings = {
   duration: Number(process.env.BENCH_SECONDS ?? 10),
 }
 
+/** BENCH_REPEAT (1): how many times each scenario runs; above 1 its median row follows the runs. */
+export const benchRepeat = Math.max(1, Number(process.env.BENCH_REPEAT ?? 1))
+
+const NAME_WIDTH = 52
+const COLUMNS: [string, number][] = [
+  ['req/s', 8],
+  ['p50 ms', 7],
+  ['p99 ms', 7],
+  ['errors', 7],
+  ['server', 7],
+  ['pg', 6],
+  ['srv+pg', 7],
+  ['load', 6],
+  ['WAL B', 7],
+  ['RSS MiB', 8],
+]
+
 export function printHeader(extra = ''): void {
   console.log(
-    `connections=${benchSettings.connections} duration=${benchSettings.duration}s node=${process.version}${extra}`,
+    `connections=${benchSettings.connections} duration=${benchSettings.duration}s repeat=${benchRepeat} node=${process.version}${extra}`,
   )
   console.log(
-    'scenario'.padEnd(44),
-    'req/s'.padStart(8),
-    'p50 ms'.padStart(7),
-    'p99 ms'.padStart(7),
-    'errors'.padStart(7),
-    '  CPU µs/request: server pg load; WAL bytes/request',
+    ''.padEnd(NAME_WIDTH),
+    ''.padStart(8 + 7 + 7 + 7 + 3),
+    ' CPU µs/request'.padEnd(7 + 6 + 7 + 6 + 3, ' '),
+    ' per request; peak',
   )
+  console.log('scenario'.padEnd(NAME_WIDTH), ...COLUMNS.map(([title, width]) => title.padStart(width)))
+}
+
+const shown = (value: number | undefined) => (value === undefined ? '–' : String(value))
+
+/** Prints one row under printHeader's columns. */
+export function printRow(row: ScenarioRow, name = row.name): void {
+  const values = [
+    row.rps,
+    row.p50,
+    row.p99,
+    row.errors,
+    row.cpu?.server,
+    row.cpu?.postgres,
+    row.cpu?.serverAndPostgres,
+    row.cpu?.loadGenerator,
+    row.walPerRequest,
+    row.peakRssMiB,
+  ]
+  console.log(
+    (name.length > NAME_WIDTH ? `${name.slice(0, NAME_WIDTH - 1)}…` : name).padEnd(NAME_WIDTH),
+    ...values.map((v, i) => shown(v).padStart(COLUMNS[i]![1])),
+    row.target ? ` target ≥ ${row.target}/s, p99 ≤ 50 ms` : '',
+  )
+}
+
+/**
+ * The median of a scenario's repeated runs, by server+PostgreSQL CPU per request (by req/s when CPU
+ * was not measured): that run's row, whole, so its figures belong together.
+ */
+export function medianRow(rows: ScenarioRow[]): ScenarioRow {
+  const key = (r: ScenarioRow) => r.cpu?.serverAndPostgres ?? -r.rps
+  const sorted = [...rows].sort((x, y) => key(x) - key(y))
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
 }
 
 /**
@@ -45,13 +99,15 @@ export async function runScenario(
   name: string,
   options: ScenarioOptions,
   target?: number,
-  okClass: '2xx' | '3xx' = '2xx',
+  okClass: '2xx' | '3xx' | '4xx' = '2xx',
   serverPid?: number,
   databaseUrl?: string,
 ): Promise<ScenarioRow> {
   const { connections, duration } = benchSettings
+  const database = databaseUrl ? await benchDatabase(databaseUrl) : undefined
   const walBefore = databaseUrl ? await walBytes(databaseUrl) : undefined
-  const before = serverPid ? sampleCpu(serverPid) : undefined
+  if (serverPid) resetPeakRss(serverPid)
+  const before = serverPid ? sampleCpu(serverPid, database) : undefined
   // Samples every 100 ms: a run of a fixed number of requests ends at the next sample, so its duration
   // (and the rate below) is then exact to a tenth of a second rather than rounded up to a second.
   const result = await autocannon({
@@ -60,11 +116,12 @@ export async function runScenario(
     ...('amount' in options ? {} : { duration }),
     ...options,
   })
-  const after = serverPid ? sampleCpu(serverPid) : undefined
+  const after = serverPid ? sampleCpu(serverPid, database) : undefined
+  const peak = serverPid ? peakRssMiB(serverPid) : undefined
   const walAfter = databaseUrl ? await walBytes(databaseUrl) : undefined
   const answered = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx']
   const errors = result.errors + result.timeouts + (answered - result[okClass])
-  const row = {
+  const row: ScenarioRow = {
     name,
     // Answers over the run's measured duration (autocannon's own average is a mean of its samples).
     rps: Math.round(result.requests.total / result.duration),
@@ -77,16 +134,8 @@ export async function runScenario(
       walBefore !== undefined && walAfter !== undefined && result.requests.total > 0
         ? Math.round((walAfter - walBefore) / result.requests.total)
         : undefined,
+    peakRssMiB: peak,
   }
-  console.log(
-    name.padEnd(44),
-    String(row.rps).padStart(8),
-    String(row.p50).padStart(7),
-    String(row.p99).padStart(7),
-    String(row.errors).padStart(7),
-    row.cpu ? `  ${row.cpu.server} ${row.cpu.postgres} ${row.cpu.loadGenerator}` : '',
-    row.walPerRequest !== undefined ? `; ${row.walPerRequest}` : '',
-    target ? `  target ≥ ${target}/s, p99 ≤ 50 ms` : '',
-  )
+  printRow(row)
   return row
 }

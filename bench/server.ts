@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import pg from 'pg'
 
 /** Starts the production build (dist/) on a fresh PostgreSQL database, for benchmarks. */
@@ -30,12 +32,18 @@ const nodeFlags = (variable: string) => process.env[variable]?.split(' ').filter
  */
 async function startNodeProcess(
   args: string[],
-  env: Record<string, string>,
+  env: Record<string, string | undefined>,
   ready: { url: string; attempts: number; failure: string },
+  cwd?: string,
 ): Promise<BenchProcess> {
+  // A variable given as undefined is taken out of the inherited environment.
+  const childEnv = Object.fromEntries(
+    Object.entries({ ...process.env, NODE_ENV: 'production', ...env }).filter(([, v]) => v !== undefined),
+  )
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, NODE_ENV: 'production', ...env },
+    env: childEnv,
     stdio: ['ignore', 'inherit', 'inherit'],
+    ...(cwd ? { cwd } : {}),
   })
   for (let i = 0; ; i++) {
     try {
@@ -82,8 +90,19 @@ export async function startExampleApi(options: {
   return { ...started, baseUrl }
 }
 
+/**
+ * The checkout whose build the bench server runs: BENCH_SERVER_DIR (another worktree whose dist/ is
+ * built, e.g. an older commit to compare with), else this one.
+ */
+export const benchServerDir = process.env.BENCH_SERVER_DIR ? resolve(process.env.BENCH_SERVER_DIR) : undefined
+
 export async function startBenchServer(
-  options: { port?: number; adminPort?: number; env?: Record<string, string>; database?: string } = {},
+  options: {
+    port?: number
+    adminPort?: number
+    env?: Record<string, string | undefined>
+    database?: string
+  } = {},
 ): Promise<BenchServer> {
   const adminUrlPg = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   const dbName = options.database ?? 'linkauth_bench'
@@ -98,8 +117,11 @@ export async function startBenchServer(
   const port = options.port ?? 3400
   const adminPort = options.adminPort ?? 3401
   const baseUrl = `http://127.0.0.1:${port}`
+  const main = benchServerDir ? join(benchServerDir, 'dist/src/main.js') : 'dist/src/main.js'
+  if (benchServerDir && !existsSync(main))
+    throw new Error(`BENCH_SERVER_DIR: no ${main} (build it there first)`)
   const started = await startNodeProcess(
-    [...nodeFlags('BENCH_NODE_ARGS'), 'dist/src/main.js'],
+    [...nodeFlags('BENCH_NODE_ARGS'), main],
     {
       DATABASE_URL: url.toString(),
       PORT: String(port),
@@ -122,6 +144,7 @@ export async function startBenchServer(
       attempts: 200,
       failure: 'bench server did not start (did you run npm run build?)',
     },
+    benchServerDir,
   )
   return {
     baseUrl,
