@@ -65,7 +65,8 @@ function isValidSignature(key: VerificationKey, signingInput: string, signature:
 /**
  * Verifies an access token locally (RFC 9068 §4): compact JWS, typ at+jwt, a kid of one of our
  * published keys with its alg, a valid signature, our iss, and exp in the future. Keys come from
- * memory as KeyObjects; nothing here queries the database unless the kid is unknown (throttled).
+ * memory as KeyObjects (the signing-key set, signing-key-set.ts); a known kid never asks the database,
+ * an unknown one of the right shape costs a check of the key set's state, shared by concurrent callers.
  * node:crypto rather than jose: the same choice as signing (see access-token.ts), measured in bench/.
  */
 export function createAccessTokenVerifier(

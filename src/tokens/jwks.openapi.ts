@@ -27,9 +27,14 @@ export const jwksOperations: Operations = {
       summary: 'The public keys that sign access tokens (the active key and recently retired ones).',
       ...open,
       responses: {
-        '200': ok('A JWK set; cache it for at most 60 s.', jwksSchema, 'application/jwk-set+json'),
+        '200': ok(
+          'A JWK set; cache it for at most 60 s. Its `ETag` makes a conditional request possible.',
+          jwksSchema,
+          'application/jwk-set+json',
+        ),
+        '304': { description: 'Not modified: `If-None-Match` names the current `ETag`.' },
         '400': tooManyParameters,
-        '503': problem('The database is unreachable.'),
+        '503': problem('The signing keys are not loaded yet (the database was unreachable since start).'),
       },
     },
   },
