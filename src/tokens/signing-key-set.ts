@@ -178,8 +178,6 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
   return {
     reload,
     sync,
-    syncSinceNow,
-    reportSyncFailure,
     /** Starts the poll and the listener (once; see stopWatching). */
     watch(): void {
       if (timer) return
@@ -211,8 +209,6 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
     generation: () => generation,
     /** A revoked key's tokens verify nowhere, whatever a cache remembers. */
     isRevoked: (kid: string): boolean => revokedKids.has(kid),
-    /** The JWKS cut-off now. */
-    cutoff,
     /**
      * Whether a token of this kid, remembered as verified, may still be trusted: the key is known,
      * not revoked, and not retired past the JWKS cut-off (memory only: the hot path).
