@@ -5,6 +5,7 @@ import { isSubset } from '../lib/scopes.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
 import { type RefreshTokenIssue, resourceRefusal } from './refresh-token.repository.js'
+import { servingResourcesOf } from '../resource-servers/resource-server.repository.js'
 
 export interface CodeRedemptionRow {
   /** False when the client is unknown or disabled: then nothing was consumed or written. */
@@ -81,6 +82,7 @@ const redemptionStatement = prepareStatement(
       issued_family_id: string | null
       grant_last_used_at: Date | null
       dpop_jkt: string | null
+      serving_resources: string[] | null
     }>`
     with client as (
       select scopes, require_dpop from clients where id = ${r.clientId} and disabled_at is null
@@ -125,7 +127,10 @@ const redemptionStatement = prepareStatement(
            consumed.dpop_jkt, consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
            consumed.expires_at, consumed.resources, consumed.grant_id, consumed.user_id,
            (select family_id from first_token) as issued_family_id,
-           (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at
+           (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at,
+           case when ${r.resource}::text is null and cardinality(consumed.resources) = 0
+                then ${servingResourcesOf(sql`consumed.scopes`)}
+           end as serving_resources
       from (select) as one left join consumed on true
   `,
 )
@@ -201,6 +206,7 @@ export async function redeemAuthorizationCodeRow(
       clientId: row.client_id,
       scopes: consumed.scopes,
       resources: consumed.resources,
+      servingResources: row.serving_resources ?? undefined,
     },
   }
 }

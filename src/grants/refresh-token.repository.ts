@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
 import { isSubset } from '../lib/scopes.js'
+import { servingResourcesOf } from '../resource-servers/resource-server.repository.js'
 
 /** The facts of a refresh token an access token is issued from. */
 export interface RefreshTokenIssue {
@@ -12,6 +13,12 @@ export interface RefreshTokenIssue {
   scopes: string[]
   /** RFC 8707 resources of the authorization (the family's): what a token may be issued for. */
   resources: string[]
+  /**
+   * Read by the issuing statement when the token is asked for without `resource` and the
+   * authorization names none: the enabled APIs serving one of `scopes` (servingResourcesOf), its
+   * access token's `aud` list. Undefined otherwise.
+   */
+  servingResources?: string[] | undefined
 }
 
 export interface RefreshRotation {
@@ -54,6 +61,7 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
     resources: string[]
     retried: boolean
     successor_sealed: string | null
+    serving_resources: string[] | null
   }>`
     with rotated as (
       -- A live token rotates (rotated_at is set, its successor sealed beside it for the window); a
@@ -102,7 +110,10 @@ const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
     )
     select rotated.family_id, rotated.grant_id, rotated.user_id,
            coalesce(successor.scopes, ${requested}::text[], rotated.family_scopes) as scopes, rotated.resources,
-           rotated.retried, case when rotated.retried then rotated.successor_encrypted end as successor_sealed
+           rotated.retried, case when rotated.retried then rotated.successor_encrypted end as successor_sealed,
+           case when ${rotation.resource}::text is null and cardinality(rotated.resources) = 0
+                then ${servingResourcesOf(sql`coalesce(successor.scopes, ${requested}::text[], rotated.family_scopes)`)}
+           end as serving_resources
       from rotated left join successor on successor.family_id = rotated.family_id
   `
 })
@@ -223,6 +234,7 @@ export async function rotateRefreshToken(
       clientId: rotation.clientId,
       scopes: row.scopes,
       resources: row.resources,
+      servingResources: row.serving_resources ?? undefined,
       retried: row.retried,
       successorSealed: row.successor_sealed,
     }
