@@ -3,10 +3,11 @@ import type { Database } from '../../src/db/database.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { batchedWrite } from '../../src/db/batched-write.js'
 import { createRefreshTokenService } from '../../src/grants/refresh-token.service.js'
-import { sha256 } from '../../src/lib/secrets.js'
+import { randomToken, sha256 } from '../../src/lib/secrets.js'
+import { createGrantService } from '../../src/grants/grant.service.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { testEngine } from '../helpers/database.js'
-import { createParty, exchangeCode, jwtClaims, type Party } from '../helpers/fixtures.js'
+import { createParty, exchangeCode, jwtClaims, mintCode, type Party } from '../helpers/fixtures.js'
 import { expectInvariants } from '../helpers/invariants.js'
 import { refreshTokenIsLive } from '../helpers/tokens.js'
 
@@ -60,17 +61,22 @@ describe('batchedWrite', () => {
   })
 })
 
-describe(`refresh rotations in one statement (${testEngine()})`, () => {
+describe(`token requests in one statement (${testEngine()})`, () => {
   let t: TestApp
   let party: Party
   let rotationStatements = 0
+  let redemptionStatements = 0
   /** The app's database handle, counting the rotation statements it runs (prepared: executeQuery). */
   const counted = (db: Kysely<Database>): Kysely<Database> =>
     new Proxy(db, {
       get(target, name, receiver) {
-        if (name !== 'executeQuery') return Reflect.get(target, name, receiver) as unknown
+        if (name !== 'executeQuery') {
+          const value = Reflect.get(target, name, receiver) as unknown
+          return typeof value === 'function' ? (value as () => unknown).bind(target) : value
+        }
         return (query: CompiledQuery) => {
           if (query.sql.includes('update refresh_tokens as t')) rotationStatements++
+          if (query.sql.includes('update authorization_codes as c')) redemptionStatements++
           return target.executeQuery(query)
         }
       },
@@ -118,6 +124,48 @@ describe(`refresh rotations in one statement (${testEngine()})`, () => {
         .executeTakeFirstOrThrow()
       expect(spent.rotated_at === null).toBe(i === revoked)
     }
+    await expectInvariants(t.database.db)
+  })
+
+  it('redeems 12 codes at once with one statement; a wrong verifier and an unknown code among them are refused alone', async () => {
+    const minted = await Promise.all(Array.from({ length: 12 }, () => mintCode(t, party)))
+    const grants = createGrantService(counted(t.database.db), t.clock, t.config)
+    redemptionStatements = 0
+    const settled = await Promise.allSettled(
+      minted.map((m, i) =>
+        grants.redeemAuthorizationCode({
+          code: i === 11 ? randomToken() : m.code,
+          codeVerifier: i === 4 ? randomToken(48) : m.verifier,
+          clientId: party.client.id,
+        }),
+      ),
+    )
+    // The batch, then nothing else of its kind: the refusals' slow paths read, they do not redeem.
+    expect(redemptionStatements).toBe(1)
+    const families = new Set<string>()
+    settled.forEach((s, i) => {
+      if (i === 4 || i === 11) {
+        expect(s.status).toBe('rejected')
+        expect((s as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_grant' })
+        return
+      }
+      expect(s.status).toBe('fulfilled')
+      families.add((s as PromiseFulfilledResult<{ familyId: string }>).value.familyId)
+    })
+    expect(families.size).toBe(10)
+    // Every minted code is consumed (the wrong verifier burns its code, as alone), and only the ten
+    // good ones started a family.
+    const codes = await t.database.db
+      .selectFrom('authorization_codes')
+      .select(['code_hash', 'consumed_at', 'family_id'])
+      .where(
+        'code_hash',
+        'in',
+        minted.slice(0, 11).map((m) => sha256(m.code)),
+      )
+      .execute()
+    expect(codes.filter((c) => c.consumed_at !== null)).toHaveLength(11)
+    expect(codes.filter((c) => c.family_id !== null)).toHaveLength(10)
     await expectInvariants(t.database.db)
   })
 })
