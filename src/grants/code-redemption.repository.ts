@@ -5,6 +5,7 @@ import { isSubset } from '../lib/scopes.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
 import { type RefreshTokenIssue, resourceRefusal } from './refresh-token.repository.js'
+import { servingResourcesOf } from '../resource-servers/resource-server.repository.js'
 
 export interface CodeRedemptionRow {
   /** False when the client is unknown or disabled: then nothing was consumed or written. */
@@ -43,31 +44,66 @@ export interface CodeRedemptionValues {
   tokenExpiresAt: Date
 }
 
+/** CodeRedemptionValues as columns: the redemption statement takes a list of redemptions (batchedWrite). */
+interface RedemptionColumns {
+  codeHashes: string[]
+  clientIds: string[]
+  redirectUris: (string | null)[]
+  expectedChallenges: string[]
+  resources: (string | null)[]
+  dpopJkts: (string | null)[]
+  familyIds: string[]
+  tokenHashes: string[]
+  nows: Date[]
+  familyExpiresAts: Date[]
+  tokenExpiresAts: Date[]
+}
+
+function redemptionColumns(list: readonly CodeRedemptionValues[]): RedemptionColumns {
+  return {
+    codeHashes: list.map((r) => r.codeHash),
+    clientIds: list.map((r) => r.clientId),
+    redirectUris: list.map((r) => r.redirectUri),
+    expectedChallenges: list.map((r) => r.expectedChallenge),
+    resources: list.map((r) => r.resource),
+    dpopJkts: list.map((r) => r.dpopJkt),
+    familyIds: list.map((r) => r.familyId),
+    tokenHashes: list.map((r) => r.tokenHash),
+    nows: list.map((r) => r.now),
+    familyExpiresAts: list.map((r) => r.familyExpiresAt),
+    tokenExpiresAts: list.map((r) => r.tokenExpiresAt),
+  }
+}
+
 /**
- * The whole code exchange in ONE statement (one round trip, atomic without an explicit transaction):
- * when the client is registered and enabled, consume the code if unconsumed; if it is this client's,
+ * The whole code exchange in ONE statement (one round trip, atomic without an explicit transaction),
+ * for a list of redemptions of distinct codes (one, or the concurrent requests batchedWrite gathers):
+ * each input row `i` meets every line below exactly as a statement of its own would.
+ * When the client is registered and enabled, consume the code if unconsumed; if it is this client's,
  * unexpired, for this redirect_uri (when sent), its challenge equals BASE64URL(SHA256(verifier)) and its
  * scopes are within the client's, and its grant is live, then record the new family on the code and
  * start the family and its first refresh token. A code that fails a check is still consumed (single
  * use), with nothing issued. An unknown or disabled client touches nothing (invalid_client, and the
- * code stays usable by its own client). The statement always answers one row, so the caller tells an
- * unknown client, an unknown or used code, a refused code and a redemption apart without asking again.
+ * code stays usable by its own client). The statement always answers one row per input, so the caller
+ * tells an unknown client, an unknown or used code, a refused code and a redemption apart without
+ * asking again.
  *
  * The family is inserted only while its grant row, locked FOR SHARE, is still live. Without the lock a
  * revocation committing between this statement's snapshot and its insert would revoke the grant's
  * families before this one exists, leaving a live family under a revoked grant; with it, the revocation
  * waits for this statement, or this statement waits for the revocation and then sees the grant revoked.
  * In that case the code names a family that was not inserted, the foreign key fails the whole statement,
- * and nothing is written (the caller answers invalid_grant). The lock is shared, so exchanges of one
- * grant do not queue behind each other; for the same reason the grant's last_used_at is not written here
- * (a shared lock upgraded by two statements at once is a deadlock): the grant's last use is returned, and
- * the caller touches the row separately when it is stale.
+ * and nothing is written (the caller answers invalid_grant; in a batch, each input then runs alone).
+ * The lock is shared, so exchanges of one grant do not queue behind each other; for the same reason the
+ * grant's last_used_at is not written here (a shared lock upgraded by two statements at once is a
+ * deadlock): the grant's last use is returned, and the caller touches the row separately when it is stale.
  * The challenge comparison is SQL equality: a code_challenge is public (it travels in the authorization
  * URL), so there is nothing for a timing difference to reveal.
  */
 const redemptionStatement = prepareStatement(
-  (_db, r: CodeRedemptionValues) =>
+  (_db, r: RedemptionColumns) =>
     sql<{
+      n: string
       client_scopes: string[] | null
       client_requires_dpop: boolean | null
       client_id: string | null
@@ -81,52 +117,65 @@ const redemptionStatement = prepareStatement(
       issued_family_id: string | null
       grant_last_used_at: Date | null
       dpop_jkt: string | null
+      serving_resources: string[] | null
     }>`
-    with client as (
-      select scopes, require_dpop from clients where id = ${r.clientId} and disabled_at is null
+    with i as (
+      select * from unnest(${r.codeHashes}::text[], ${r.clientIds}::text[], ${r.redirectUris}::text[],
+                           ${r.expectedChallenges}::text[], ${r.resources}::text[], ${r.dpopJkts}::text[],
+                           ${r.familyIds}::uuid[], ${r.tokenHashes}::text[], ${r.nows}::timestamptz[],
+                           ${r.familyExpiresAts}::timestamptz[], ${r.tokenExpiresAts}::timestamptz[])
+               with ordinality as input(code_hash, client_id, redirect_uri, expected_challenge, resource, dpop_jkt,
+                                        family_id, token_hash, now, family_expires_at, token_expires_at, n)
+    ), client as (
+      select i.n, c.scopes, c.require_dpop
+        from i join clients as c on c.id = i.client_id and c.disabled_at is null
     ), consumed as (
       update authorization_codes as c
-         set consumed_at = ${r.now},
+         set consumed_at = i.now,
              family_id = case
                -- codeRefusal's lines, in its order:
-               when c.client_id = ${r.clientId}
-                and c.expires_at > ${r.now}
-                and (${r.redirectUri}::text is null or c.redirect_uri = ${r.redirectUri}::text)
-                and c.code_challenge = ${r.expectedChallenge}
-                and c.scopes <@ (select scopes from client)
-                and (${r.resource}::text = any(c.resources)
-                     or ${r.resource}::text is null and cardinality(c.resources) <= 1)
-                and (c.dpop_jkt is null or c.dpop_jkt = ${r.dpopJkt}::text)
+               when c.client_id = i.client_id
+                and c.expires_at > i.now
+                and (i.redirect_uri is null or c.redirect_uri = i.redirect_uri)
+                and c.code_challenge = i.expected_challenge
+                and c.scopes <@ client.scopes
+                and (i.resource = any(c.resources)
+                     or i.resource is null and cardinality(c.resources) <= 1)
+                and (c.dpop_jkt is null or c.dpop_jkt = i.dpop_jkt)
                 and exists (select 1 from grants g where g.id = c.grant_id and g.revoked_at is null)
-               then ${r.familyId}::uuid
+               then i.family_id
              end
-       where c.code_hash = ${r.codeHash} and c.consumed_at is null
-         and exists (select 1 from client where ${r.dpopJkt}::text is not null or not require_dpop)
-      returning c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
+        from i join client on client.n = i.n
+       where c.code_hash = i.code_hash and c.consumed_at is null
+         and (i.dpop_jkt is not null or not client.require_dpop)
+      returning i.n, c.client_id, c.user_id, c.grant_id, c.redirect_uri, c.code_challenge, c.scopes, c.expires_at,
                 c.family_id, c.resources, c.dpop_jkt
     ), family as (
       insert into refresh_families (id, grant_id, client_id, user_id, scopes, resources, created_at, expires_at,
                                     dpop_jkt)
       select consumed.family_id, consumed.grant_id, consumed.client_id, consumed.user_id, consumed.scopes,
-             consumed.resources, ${r.now}, ${r.familyExpiresAt}, ${r.dpopJkt}::text
-        from consumed join grants as g on g.id = consumed.grant_id
+             consumed.resources, i.now, i.family_expires_at, i.dpop_jkt
+        from consumed join i on i.n = consumed.n join grants as g on g.id = consumed.grant_id
        where consumed.family_id is not null and g.revoked_at is null
          for share of g
       returning id
     ), first_token as (
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
-      select ${r.tokenHash}, family.id, consumed.scopes, ${r.now},
-             least(${r.tokenExpiresAt}::timestamptz, ${r.familyExpiresAt}::timestamptz)
-        from family, consumed
+      select i.token_hash, family.id, consumed.scopes, i.now, least(i.token_expires_at, i.family_expires_at)
+        from family join consumed on consumed.family_id = family.id join i on i.n = consumed.n
       returning family_id
     )
-    select (select scopes from client) as client_scopes,
-           (select require_dpop from client) as client_requires_dpop,
+    select i.n, client.scopes as client_scopes, client.require_dpop as client_requires_dpop,
            consumed.dpop_jkt, consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
            consumed.expires_at, consumed.resources, consumed.grant_id, consumed.user_id,
-           (select family_id from first_token) as issued_family_id,
-           (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at
-      from (select) as one left join consumed on true
+           first_token.family_id as issued_family_id,
+           (select g.last_used_at from grants g where g.id = consumed.grant_id) as grant_last_used_at,
+           case when i.resource is null and cardinality(consumed.resources) = 0
+                then ${servingResourcesOf(sql`consumed.scopes`)}
+           end as serving_resources
+      from i left join client on client.n = i.n
+             left join consumed on consumed.n = i.n
+             left join first_token on first_token.family_id = consumed.family_id
   `,
 )
 
@@ -173,7 +222,28 @@ export async function redeemAuthorizationCodeRow(
   db: Kysely<Database>,
   redemption: CodeRedemptionValues,
 ): Promise<CodeRedemptionRow> {
-  const [row] = await redemptionStatement.execute(db, redemption)
+  const [row] = await redeemAuthorizationCodeRows(db, [redemption])
+  return row!
+}
+
+/** redeemAuthorizationCodeRow for a list of redemptions of distinct codes in ONE statement, in order. */
+export async function redeemAuthorizationCodeRows(
+  db: Kysely<Database>,
+  redemptions: readonly CodeRedemptionValues[],
+): Promise<CodeRedemptionRow[]> {
+  const rows = await redemptionStatement.execute(db, redemptionColumns(redemptions))
+  const answers: CodeRedemptionRow[] = redemptions.map(() => ({ clientActive: false }))
+  for (const row of rows) {
+    const index = Number(row.n) - 1
+    answers[index] = redemptionRow(row, redemptions[index]!)
+  }
+  return answers
+}
+
+function redemptionRow(
+  row: Awaited<ReturnType<typeof redemptionStatement.execute>>[number],
+  redemption: CodeRedemptionValues,
+): CodeRedemptionRow {
   if (!row?.client_scopes) return { clientActive: false }
   const clientScopes = row.client_scopes
   if (row.client_requires_dpop && redemption.dpopJkt === null)
@@ -201,6 +271,7 @@ export async function redeemAuthorizationCodeRow(
       clientId: row.client_id,
       scopes: consumed.scopes,
       resources: consumed.resources,
+      servingResources: row.serving_resources ?? undefined,
     },
   }
 }

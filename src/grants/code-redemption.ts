@@ -12,6 +12,7 @@ import {
   type CodeRedemptionRow,
   type CodeRefusal,
   codeRefusal,
+  type CodeRedemptionValues,
   redeemAuthorizationCodeRow,
 } from './code-redemption.repository.js'
 import { touchGrant } from './grant.repository.js'
@@ -75,6 +76,9 @@ export async function redeemAuthorizationCode(
   input: CodeRedemption,
   metricHooks: { codeReplayed?(): void } = {},
   audit: AuditRecorder = NO_AUDIT,
+  /** The redemption statement; the grant service's shares it among concurrent requests (batchedWrite). */
+  redeemRow: (values: CodeRedemptionValues) => Promise<CodeRedemptionRow> = (values) =>
+    redeemAuthorizationCodeRow(db, values),
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const codeHash = sha256(input.code)
@@ -91,7 +95,7 @@ export async function redeemAuthorizationCode(
     familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
     tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
   }
-  const attempt = () => redeemAuthorizationCodeRow(db, { ...values, familyId: newUuid() })
+  const attempt = () => redeemRow({ ...values, familyId: newUuid() })
   let outcome: CodeRedemptionRow
   try {
     outcome = await retryOnConcurrencyConflict(attempt)

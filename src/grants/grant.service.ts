@@ -20,6 +20,8 @@ import {
 } from './authorization-code.repository.js'
 import { redirectUriMatches } from '../clients/redirect-uri.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
+import { redeemAuthorizationCodeRow, redeemAuthorizationCodeRows } from './code-redemption.repository.js'
+import { batchedWrite } from '../db/batched-write.js'
 import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
 import { type RevokedGrant, revokeGrantsWhere } from './grant-revocation.repository.js'
 import {
@@ -86,6 +88,13 @@ export function createGrantService(
   metricHooks: GrantMetricHooks = {},
   audit: AuditRecorder = NO_AUDIT,
 ) {
+  // Concurrent exchanges of distinct codes share one statement (see batchedWrite).
+  const redeemShared = batchedWrite({
+    single: (values: Parameters<typeof redeemAuthorizationCodeRow>[1]) =>
+      redeemAuthorizationCodeRow(db, values),
+    many: (list) => redeemAuthorizationCodeRows(db, list),
+    key: (values) => values.codeHash,
+  })
   /** One grant.revoked row per grant a revocation ended, in the revocation's transaction. */
   const recordRevoked = (
     t: Kysely<Database>,
@@ -308,7 +317,7 @@ export function createGrantService(
     listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
-      redeemAuthorizationCode(db, clock, lifetimes, input, metricHooks, audit),
+      redeemAuthorizationCode(db, clock, lifetimes, input, metricHooks, audit, redeemShared),
   }
 }
 

@@ -16,7 +16,9 @@ import {
   refreshTokenRefusal,
   revokeRefreshFamily,
   type RevokedFamily,
+  type RefreshRotation as RotationRow,
   rotateRefreshToken as rotateRefreshTokenRow,
+  type RotatedRefreshToken,
 } from './refresh-token.repository.js'
 
 /** The audit row of a theft signal: the family it revoked, the client that presented the token or code. */
@@ -99,6 +101,9 @@ export async function rotateRefreshToken(
   metricHooks: RefreshRotationHooks = {},
   audit: AuditRecorder = NO_AUDIT,
   successors?: SuccessorSeal,
+  /** The rotation statement; the service's shares it among concurrent requests (batchedWrite). */
+  rotateRow: (row: RotationRow) => Promise<RotatedRefreshToken | undefined> = (row) =>
+    rotateRefreshTokenRow(db, row),
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)
@@ -108,7 +113,7 @@ export async function rotateRefreshToken(
   // Held only if this request rotates the token; a retry keeps the first rotation's successor.
   const successorSealed = windowOn ? (successors?.seal(refreshToken, tokenHash) ?? null) : null
   const issue = await retryOnConcurrencyConflict(() =>
-    rotateRefreshTokenRow(db, {
+    rotateRow({
       tokenHash,
       newTokenHash: sha256(refreshToken),
       clientId: input.clientId,

@@ -2,6 +2,7 @@ import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
 import { isSubset } from '../lib/scopes.js'
+import { REFRESH_RETRY_ANSWERS } from './refresh-rotation.repository.js'
 
 /** The facts of a refresh token an access token is issued from. */
 export interface RefreshTokenIssue {
@@ -12,6 +13,12 @@ export interface RefreshTokenIssue {
   scopes: string[]
   /** RFC 8707 resources of the authorization (the family's): what a token may be issued for. */
   resources: string[]
+  /**
+   * Read by the issuing statement when the token is asked for without `resource` and the
+   * authorization names none: the enabled APIs serving one of `scopes` (servingResourcesOf), its
+   * access token's `aud` list. Undefined otherwise.
+   */
+  servingResources?: string[] | undefined
 }
 
 export interface RefreshRotation {
@@ -35,77 +42,6 @@ export interface RefreshRotation {
   newTokenExpiresAt: Date
   touchGrantBefore: Date
 }
-
-/**
- * How many answers one spent refresh token gives inside the retry window (REFRESH_REUSE_WINDOW),
- * besides the rotation that spent it. Every answer carries the same successor refresh token (held
- * sealed on the spent token's row for the window), so the family never branches; each answer mints
- * an access token, and the bound caps how many a replay racing inside the window gets (SECURITY.md).
- */
-export const REFRESH_RETRY_ANSWERS = 5
-
-const rotationStatement = prepareStatement((_db, rotation: RefreshRotation) => {
-  const requested = rotation.requestedScopes
-  return sql<{
-    family_id: string
-    grant_id: string
-    user_id: string
-    scopes: string[]
-    resources: string[]
-    retried: boolean
-    successor_sealed: string | null
-  }>`
-    with rotated as (
-      -- A live token rotates (rotated_at is set, its successor sealed beside it for the window); a
-      -- spent one inside the window answers again with that same successor (window_answers counts
-      -- up). Either way under the token's row lock: concurrent requests re-check these lines against
-      -- the row as the one before them left it.
-      update refresh_tokens as t
-         set rotated_at = coalesce(t.rotated_at, ${rotation.now}),
-             window_answers = t.window_answers + case when t.rotated_at is null then 0 else 1 end,
-             successor_encrypted = case when t.rotated_at is null then ${rotation.successorSealed}::text
-                                        else t.successor_encrypted end
-        from refresh_families as f
-        join grants as g on g.id = f.grant_id
-       where t.token_hash = ${rotation.tokenHash}
-         and f.id = t.family_id
-         -- refreshTokenRefusal's lines, in its order:
-         and f.client_id = ${rotation.clientId}
-         and (t.rotated_at is null
-              or t.rotated_at > ${rotation.retryWindowStart}::timestamptz
-                 and t.window_answers < ${REFRESH_RETRY_ANSWERS}::int
-                 and t.successor_encrypted is not null)
-         and f.revoked_at is null
-         and g.revoked_at is null
-         and t.expires_at > ${rotation.now}
-         and f.expires_at > ${rotation.now}
-         and (${requested}::text[] is null or ${requested}::text[] <@ f.scopes)
-         and (${rotation.resource}::text = any(f.resources)
-              or ${rotation.resource}::text is null and cardinality(f.resources) <= 1)
-         -- dpopBindingRefusal's lines:
-         and (${rotation.dpopJkt}::text is not null
-              or not exists (select 1 from clients as c where c.id = f.client_id and c.require_dpop))
-         and (f.dpop_jkt is null or f.dpop_jkt = ${rotation.dpopJkt}::text)
-      returning t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at,
-                f.resources, t.window_answers > 0 as retried, t.successor_encrypted
-    ), successor as (
-      -- Only a rotation makes a token: a retry answers with the one its rotation made.
-      insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
-      select ${rotation.newTokenHash}, family_id, coalesce(${requested}::text[], family_scopes), ${rotation.now},
-             least(${rotation.newTokenExpiresAt}::timestamptz, family_expires_at)
-        from rotated where not retried
-      returning family_id, scopes
-    ), touched as (
-      update grants set last_used_at = ${rotation.now}
-       where id = (select grant_id from rotated)
-         and (last_used_at is null or last_used_at < ${rotation.touchGrantBefore})
-    )
-    select rotated.family_id, rotated.grant_id, rotated.user_id,
-           coalesce(successor.scopes, ${requested}::text[], rotated.family_scopes) as scopes, rotated.resources,
-           rotated.retried, case when rotated.retried then rotated.successor_encrypted end as successor_sealed
-      from rotated left join successor on successor.family_id = rotated.family_id
-  `
-})
 
 /** A refresh token with everything that decides whether it is live, read in one statement. */
 export interface RefreshTokenRecord {
@@ -197,36 +133,6 @@ export function refreshTokenRefusal(
   if (resourceLine) return resourceLine
   if (token.clientDisabledAt !== null) return 'revoked'
   return undefined
-}
-
-/**
- * Rotates a refresh token in ONE statement (the hot path: one round trip, no explicit transaction).
- * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
- * family under a live grant, and the requested scopes are within the family's; the successor is
- * inserted by the same statement. Concurrent uses of one token serialise on its row: exactly one
- * rotates it, and seals its successor beside it. Inside the retry window the same statement answers
- * a spent token again (`retried`) with that sealed successor and inserts nothing, at most
- * REFRESH_RETRY_ANSWERS times, counted on the same row, so the bound holds across instances.
- * The grant's last_used_at is refreshed at most once per `touchGrantBefore` window, so busy grants
- * do not turn every refresh into a contended write.
- */
-export async function rotateRefreshToken(
-  db: Kysely<Database>,
-  rotation: RefreshRotation,
-): Promise<(RefreshTokenIssue & { retried: boolean; successorSealed: string | null }) | undefined> {
-  const [row] = await rotationStatement.execute(db, rotation)
-  return (
-    row && {
-      familyId: row.family_id,
-      grantId: row.grant_id,
-      userId: row.user_id,
-      clientId: rotation.clientId,
-      scopes: row.scopes,
-      resources: row.resources,
-      retried: row.retried,
-      successorSealed: row.successor_sealed,
-    }
-  )
 }
 
 /** Which one family to revoke: by id, the family a consumed code started, or a refresh token's own. */
@@ -353,3 +259,10 @@ export async function findRefreshTokenRecord(
 ): Promise<RefreshTokenRecord | undefined> {
   return (await findRefreshTokenRecords(db, [tokenHash]))[0]
 }
+
+export { REFRESH_RETRY_ANSWERS }
+export {
+  rotateRefreshToken,
+  rotateRefreshTokens,
+  type RotatedRefreshToken,
+} from './refresh-rotation.repository.js'

@@ -13,7 +13,12 @@ import {
   rotateRefreshToken,
   type SuccessorSeal,
 } from './refresh-rotation.js'
-import { revokeRefreshFamily } from './refresh-token.repository.js'
+import { batchedWrite } from '../db/batched-write.js'
+import {
+  revokeRefreshFamily,
+  rotateRefreshToken as rotateRow,
+  rotateRefreshTokens,
+} from './refresh-token.repository.js'
 
 export type { IssuedRefreshToken, RefreshLifetimes, RefreshRotation, SuccessorSeal }
 
@@ -32,10 +37,16 @@ export function createRefreshTokenService(
   /** Holds a successor for the retry window; without it the window answers no retry. */
   successors?: SuccessorSeal,
 ) {
+  // Concurrent rotations of distinct tokens share one statement (see batchedWrite).
+  const rotateShared = batchedWrite({
+    single: (row: Parameters<typeof rotateRow>[1]) => rotateRow(db, row),
+    many: (rows) => rotateRefreshTokens(db, rows),
+    key: (row) => row.tokenHash,
+  })
   return {
     /** refresh_token grant: rotates the token within its family. Throws OAuthError. */
     rotateRefreshToken: (input: RefreshRotation): Promise<IssuedRefreshToken> =>
-      rotateRefreshToken(db, clock, lifetimes, input, metricHooks, audit, successors),
+      rotateRefreshToken(db, clock, lifetimes, input, metricHooks, audit, successors, rotateShared),
 
     /**
      * RFC 7009 for a refresh token: revokes its whole family (so the family's access tokens stop

@@ -94,9 +94,9 @@ export function createTokenAudiences(
   config: Pick<Config, 'accessTokenAudience' | 'requireResource'>,
   finder: Pick<ResourceServerService, 'findTargets' | 'findServingResources'>,
 ) {
-  async function forAllServing(scopes: string[]): Promise<TokenAudience> {
+  async function forAllServing(scopes: string[], known: string[] | undefined): Promise<TokenAudience> {
     if (config.requireResource) throw invalidTarget(RESOURCE_REQUIRED)
-    const serving = await finder.findServingResources(scopes)
+    const serving = known ?? (await finder.findServingResources(scopes))
     return {
       audience: serving.length === 0 ? config.accessTokenAudience : [config.accessTokenAudience, ...serving],
       scopes,
@@ -108,6 +108,8 @@ export function createTokenAudiences(
       named: ResourceTarget | undefined,
       authorized: readonly string[],
       scopes: string[],
+      /** The serving APIs as the issuing statement read them (RefreshTokenIssue.servingResources). */
+      serving?: string[],
     ): Promise<TokenAudience> {
       let target = named
       if (!target && authorized.length > 0) {
@@ -115,7 +117,7 @@ export function createTokenAudiences(
         target = (await finder.findTargets([only])).get(only)
         if (!target) throw invalidTarget('The resource of this authorization is no longer a registered API.')
       }
-      if (!target) return forAllServing(scopes)
+      if (!target) return forAllServing(scopes, serving)
       const served = commonScopes(scopes, target.scopes)
       if (served.length === 0) throw invalidScope(`No granted scope is served by ${target.resource}.`)
       return { audience: target.resource, scopes: served }

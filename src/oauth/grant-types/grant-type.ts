@@ -71,7 +71,7 @@ export async function tokenResponse(
   context: TokenRequestContext = {},
 ): Promise<TokenResponse> {
   const { audience, scopes } = await services.tokenAudiences
-    .audienceOf(named, issued.resources, issued.scopes)
+    .audienceOf(named, issued.resources, issued.scopes, issued.servingResources)
     .catch(async (err: unknown) => {
       await services.refreshTokens.revokeRefreshTokenFamily(issued.refreshToken, issued.clientId)
       throw err
