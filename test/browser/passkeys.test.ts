@@ -73,8 +73,24 @@ async function expectCardsApart(page: Page) {
     expect(boxes[i]!.top).toBeGreaterThanOrEqual(boxes[i - 1]!.bottom + 8)
 }
 
+/** Signs in with the password on a browser of its own and adds a passkey; answers the passkey. */
+async function registeredPasskey(s: { email: string; password: string }) {
+  const { context, page } = await newPage(world.browser)
+  const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+  await page.goto(`${world.base}/login?next=account-passkeys`)
+  await page.getByLabel('Email').fill(s.email)
+  await page.getByLabel('Password').fill(s.password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.getByRole('button', { name: 'Add a passkey' }).click()
+  await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+  const [passkey] = await credentialsOf(cdp, authenticatorId)
+  await context.close()
+  return passkey!
+}
+
+let world: BrowserWorld
+
 describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
-  let world: BrowserWorld
   beforeAll(async () => {
     world = await startPasskeyWorld()
   })
@@ -172,6 +188,79 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       await ctx.close()
     },
     BROWSER_TEST_TIMEOUT * 2,
+  )
+
+  it(
+    'signs in with the "Use a passkey" button through the consent flow (no autofill, and after a wrong password)',
+    async () => {
+      const s = await seedBrowserWorld(world, 'Shortcut Stats')
+      const passkey = await registeredPasskey(s)
+
+      // A browser that does not offer passkeys in autofill (no conditional mediation): the button is
+      // the way in, and it comes back to the third-party application's consent page.
+      const plain = await newPage(world.browser)
+      await plain.page.addInitScript(
+        'PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false)',
+      )
+      const one = await virtualAuthenticator(plain.context, plain.page)
+      await one.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: one.authenticatorId,
+        credential: passkey,
+      })
+      await plain.page.goto(s.authorizeUrl('state-button'))
+      await plain.page.getByRole('heading', { name: 'Sign in to linkauth' }).waitFor()
+      await plain.page.getByRole('button', { name: 'Use a passkey' }).click()
+      await plain.page.getByRole('button', { name: 'Allow' }).click()
+      const query = await waitForCallback(plain.page, world)
+      expect(query.get('state')).toBe('state-button')
+      expect(query.get('code')).toBeTruthy()
+      await plain.context.close()
+
+      // Autofill's browser, where the person first typed a wrong password: the page after the refusal
+      // offers no autofill, and the button signs in.
+      const typed = await newPage(world.browser)
+      const two = await virtualAuthenticator(typed.context, typed.page)
+      await typed.page.goto(s.authorizeUrl('state-after-typo'))
+      await typed.page.getByLabel('Email').fill(s.email)
+      await typed.page.getByLabel('Password').fill('not my password')
+      await typed.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await typed.page.getByRole('alert').filter({ hasText: 'Email or password is incorrect' }).waitFor()
+      // The same passkey, its counter past the use above (a counter that does not grow is refused).
+      await two.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: two.authenticatorId,
+        credential: { ...passkey, signCount: passkey.signCount + 10 },
+      })
+      await typed.page.getByRole('button', { name: 'Use a passkey' }).click()
+      // Consent was given above: the authorization request resumes straight to the application.
+      await typed.page.getByRole('button', { name: 'Continue' }).click()
+      expect((await waitForCallback(typed.page, world)).get('state')).toBe('state-after-typo')
+      await typed.context.close()
+
+      // Autofill waiting on the page (the person did not pick the passkey there), then the button:
+      // the script ends the autofill request and asks again, which the authenticator answers.
+      const waiting = await newPage(world.browser)
+      const three = await virtualAuthenticator(waiting.context, waiting.page)
+      const optionsAsked: string[] = []
+      waiting.page.on('request', (r) => {
+        if (r.url().endsWith('/api/passkeys/sign-in-options')) optionsAsked.push(r.url())
+      })
+      const autofillAsked = waiting.page.waitForResponse((r) =>
+        r.url().endsWith('/api/passkeys/sign-in-options'),
+      )
+      await waiting.page.goto(s.authorizeUrl('state-autofill-waiting'))
+      await autofillAsked
+      await three.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: three.authenticatorId,
+        credential: { ...passkey, signCount: passkey.signCount + 20 },
+      })
+      await waiting.page.getByRole('button', { name: 'Use a passkey' }).click()
+      await waiting.page.getByRole('button', { name: 'Continue' }).click()
+      expect((await waitForCallback(waiting.page, world)).get('state')).toBe('state-autofill-waiting')
+      // Two challenges: the autofill's, ended unanswered, and the button's, which signed in.
+      expect(optionsAsked).toHaveLength(2)
+      await waiting.context.close()
+    },
+    BROWSER_TEST_TIMEOUT,
   )
 
   it(
