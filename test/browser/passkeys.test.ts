@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { CookieJar, hiddenField } from '../helpers/browser.js'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import { freePort } from '../helpers/net.js'
@@ -259,6 +259,58 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       // Two challenges: the autofill's, ended unanswered, and the button's, which signed in.
       expect(optionsAsked).toHaveLength(2)
       await waiting.context.close()
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    "a passwordless account's reset link registers a new passkey on a new device; it signs in, the password does not",
+    async () => {
+      const s = await seedBrowserWorld(world, 'Shortcut Stats')
+      const lost = await registeredPasskey(s)
+      await world.t.services.passkeys.setPasswordSignIn(s.user.id, false)
+      const issued = await world.t.admin.inject({
+        method: 'POST',
+        url: `/admin/users/${s.user.id}/reset-link`,
+        headers: adminHeaders,
+      })
+      const link = new URL(issued.json().url as string)
+
+      // The person lost their device: on a new one, the operator's link offers a passkey, no password.
+      const { context, page } = await newPage(world.browser)
+      const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+      await page.goto(`${world.base}${link.pathname}${link.search}`)
+      await page.getByRole('heading', { name: 'Add a new passkey' }).waitFor()
+      expect(await page.getByLabel('New password').count()).toBe(0)
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-8-reset-link')
+      await page.getByLabel('Name of the passkey').fill('New phone')
+      await page.getByRole('button', { name: 'Add a passkey' }).click()
+      await page.getByRole('status').filter({ hasText: 'Your new passkey New phone is added' }).waitFor()
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-9-reset-done')
+      const [fresh] = await credentialsOf(cdp, authenticatorId)
+      expect(fresh!.credentialId).not.toBe(lost.credentialId)
+      expect((await world.t.services.passkeys.list(s.user.id)).map((p) => p.name)).toContain('New phone')
+
+      // The link works once.
+      await page.goto(`${world.base}${link.pathname}${link.search}`)
+      await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+
+      // The new passkey signs in through the consent flow (autofill on this device); the password
+      // form still refuses the account, which stays passwordless.
+      await page.goto(s.authorizeUrl('state-after-reset'))
+      await page.getByRole('button', { name: 'Allow' }).click()
+      expect((await waitForCallback(page, world)).get('state')).toBe('state-after-reset')
+      const other = await newPage(world.browser)
+      await other.page.goto(`${world.base}/login`)
+      await other.page.getByLabel('Email').fill(s.email)
+      await other.page.getByLabel('Password').fill(s.password)
+      await other.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await other.page.getByRole('alert').filter({ hasText: 'Email or password is incorrect' }).waitFor()
+      expect(await world.t.services.passkeys.passwordSignIn(s.user.id)).toBe(false)
+      await other.context.close()
+      await context.close()
     },
     BROWSER_TEST_TIMEOUT,
   )
