@@ -191,7 +191,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
   )
 
   it(
-    'signs in with the "Use a passkey" button through the consent flow (no autofill, and after a wrong password)',
+    'signs in with the "Use a passkey" button through the consent flow: no autofill, after a wrong password, autofill left waiting',
     async () => {
       const s = await seedBrowserWorld(world, 'Shortcut Stats')
       const passkey = await registeredPasskey(s)
