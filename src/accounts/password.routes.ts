@@ -50,7 +50,8 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * the same account), so a borrowed session cannot guess it faster than the sign-in form could; it
  * ends every other session of the user. The reset link's token arrives in the query (the logs redact
  * `token=`; Referrer-Policy is no-referrer) and goes back in the form's body; the form also carries
- * the sign-in CSRF cookie's value.
+ * the sign-in CSRF cookie's value. A passwordless account's link offers a new passkey instead of a
+ * password (passkey-reset.service.ts), and its form takes no password.
  */
 export function passwordRoutes(
   services: PasswordServices,
