@@ -332,3 +332,29 @@ describe('the reset link of an account whose password signs in', () => {
     expect(await t.services.passkeys.list(s.user.id)).toHaveLength(1)
   })
 })
+
+describe('with PASSKEYS=off', () => {
+  it("a passwordless account's link sets a password and turns password sign-in back on: the only way back", async () => {
+    const s = await account(true)
+    const off = await buildTestApp({ database: t.database, env: { PASSKEYS: 'off', ...GENEROUS_LIMITS } })
+    try {
+      const { url } = await off.services.users.issueResetLink(s.user.id)
+      const link = new URL(url)
+      const browser = new Browser(off.app)
+      const page = await browser.get(`${link.pathname}${link.search}`)
+      expect(page.body).toContain('Set a new password')
+      expect(page.body).not.toContain('data-passkey')
+      const set = await browser.post('/account/reset-password', {
+        csrf_token: hiddenField(page.body, 'csrf_token'),
+        token: link.searchParams.get('token')!,
+        new_password: NEW_PASSWORD,
+        confirm_password: NEW_PASSWORD,
+      })
+      expect(set.statusCode).toBe(200)
+      expect(await off.services.passkeys.passwordSignIn(s.user.id)).toBe(true)
+      expect((await new Browser(off.app).signIn(s.email, NEW_PASSWORD)).statusCode).toBe(303)
+    } finally {
+      await off.close()
+    }
+  })
+})
