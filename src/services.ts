@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import { createAuditService } from './audit/audit.service.js'
 import { createConnectedAppsService } from './accounts/connected-apps.service.js'
+import { createPasskeyResetService } from './accounts/passkey-reset.service.js'
 import { createPasskeyService } from './accounts/passkey.service.js'
 import { createSessionService } from './accounts/session.service.js'
 import { createUserService } from './accounts/user.service.js'
@@ -119,6 +120,11 @@ export function createServices(deps: AppDeps) {
     removed: (count) => metrics.clientRegistrations.inc({ outcome: 'removed' }, count),
     changed: clients.invalidateOrigins,
   })
+  const users = createUserService(db, clock, config, audit.recorder, grants)
+  const passkeys = createPasskeyService(db, clock, config, audit.recorder, {
+    signedIn: () => metrics.passkeySignIns.inc(),
+    refused: (ceremony, reason) => metrics.passkeyFailures.inc({ ceremony, reason }),
+  })
   return {
     metrics,
     metricsSource: deps.metricsSource?.(metrics) ?? {
@@ -126,7 +132,7 @@ export function createServices(deps: AppDeps) {
       contentType: metrics.registry.contentType,
     },
     health: createHealthService(db),
-    users: createUserService(db, clock, config, audit.recorder, grants),
+    users,
     sessions: createSessionService(
       db,
       clock,
@@ -135,10 +141,8 @@ export function createServices(deps: AppDeps) {
       { passwordChecked: () => metrics.passwordChecks.inc() },
       audit.recorder,
     ),
-    passkeys: createPasskeyService(db, clock, config, audit.recorder, {
-      signedIn: () => metrics.passkeySignIns.inc(),
-      refused: (ceremony, reason) => metrics.passkeyFailures.inc({ ceremony, reason }),
-    }),
+    passkeys,
+    passkeyResets: createPasskeyResetService(db, clock, { users, passkeys, audit: audit.recorder, grants }),
     audit,
     grants,
     refreshTokens,

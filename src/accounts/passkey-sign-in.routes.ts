@@ -13,7 +13,7 @@ import { completeSignIn, pendingWithClient } from './sign-in-completion.js'
 
 type PasskeySignInServices = Pick<
   Services,
-  'sessions' | 'authorize' | 'clients' | 'passkeys' | 'signInThrottle' | 'metrics'
+  'sessions' | 'authorize' | 'clients' | 'passkeys' | 'passkeyResets' | 'signInThrottle' | 'metrics'
 >
 
 /**
@@ -31,7 +31,7 @@ export function preSessionOf(cookies: SessionCookies, request: FastifyRequest, s
 
 /**
  * Signing in with a passkey: POST /api/passkeys/sign-in-options hands the sign-in page's script a
- * challenge (problem details on error), and POST /login/passkey takes the assertion in a form and
+ * challenge (problem details on error; /api/passkeys/reset-options the same for a reset link's page), and POST /login/passkey takes the assertion in a form and
  * ends like the password form: a session, then the authorization request or the page it was for.
  */
 export function passkeySignInRoutes(
@@ -46,6 +46,15 @@ export function passkeySignInRoutes(
       const preSession = preSessionOf(cookies, request, request.headers['x-csrf-token'])
       reply.header('cache-control', 'no-store')
       return services.passkeys.signInOptions(preSession)
+    })
+
+    // The reset page of a passwordless account: a registration challenge bound to its link and browser.
+    app.post('/api/passkeys/reset-options', async (request, reply) => {
+      const preSession = preSessionOf(cookies, request, request.headers['x-csrf-token'])
+      reply.header('cache-control', 'no-store')
+      const options = await services.passkeyResets.options(formField(request.body, 'token'), preSession)
+      if (!options) throw new ProblemError(404, 'This link no longer works. Ask for a new one.')
+      return options
     })
   }
 

@@ -52,6 +52,34 @@ export const passkeyPageOperations: Operations = {
       },
     },
   },
+  '/api/passkeys/reset-options': {
+    post: {
+      operationId: 'passkeyResetOptions',
+      summary:
+        "A registration challenge for a passwordless account's reset-link page (bound to the link and the page's pre-session cookie, 5 minutes, once).",
+      security: [],
+      parameters: [csrfHeader('The reset page’s csrf_token.')],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['token'],
+              properties: { token: { type: 'string', description: 'The reset link’s token.' } },
+            },
+          },
+        },
+      },
+      responses: {
+        '200': ok('Options for navigator.credentials.create.', webauthnOptions),
+        '403': expired,
+        '404': problem(
+          'The link is unknown, used or expired, is not a passwordless account’s, or passkeys are off.',
+        ),
+      },
+    },
+  },
   '/api/account/passkeys/options': {
     post: {
       operationId: 'passkeyRegistrationOptions',

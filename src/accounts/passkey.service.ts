@@ -30,6 +30,7 @@ import {
   registrationOptions,
   relyingParty,
   userIdOfHandle,
+  type NewPasskey,
   verifyAssertion,
   verifyRegistration,
 } from './webauthn.js'
@@ -161,6 +162,69 @@ export function createPasskeyService(
     }
   }
 
+  /**
+   * L3 §7.1 for a registration answered to a challenge of `purpose` handed to `binding` for this user
+   * (spent once); answers what to store. Refusals are counted and audited, then thrown.
+   */
+  async function checkRegistration(
+    input: {
+      userId: string
+      binding: string
+      responseText: string | undefined
+      purpose: 'register' | 'reset'
+    },
+    from?: RequestFacts,
+  ): Promise<NewPasskey> {
+    try {
+      requireEnabled()
+      const response = parseRegistrationResponse(input.responseText)
+      const challenge = tracked(spender(input.purpose, input.binding, input.userId))
+      return await verifyRegistration(rp, response, challenge.spend).catch(challenge.explain)
+    } catch (err) {
+      if (err instanceof PasskeyRefusal) return refuse(input.purpose, err, from, input.userId)
+      throw err
+    }
+  }
+
+  /**
+   * Stores a checked passkey and its audit row in `trx` (the caller's transaction: a reset link's
+   * too). An ID registered already (to anyone) throws PasskeyRefusal('already_registered'): the
+   * caller hands it to `refuse` once the transaction has rolled back.
+   */
+  async function storeRegistration(
+    trx: Kysely<Database>,
+    input: {
+      userId: string
+      name: string
+      created: NewPasskey
+      purpose: 'register' | 'reset'
+      actor?: AuditActor
+    },
+    from?: RequestFacts,
+  ): Promise<Passkey> {
+    let passkey: Passkey
+    try {
+      passkey = await insertPasskey(trx, {
+        ...input.created,
+        userId: input.userId,
+        name: input.name,
+        createdAt: clock.now(),
+      })
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new PasskeyRefusal('already_registered')
+      throw err
+    }
+    await audit.record(trx, {
+      type: 'passkey.registered',
+      from,
+      actor: input.actor ?? { kind: 'user', id: input.userId },
+      target: { kind: 'passkey', id: passkey.id },
+      userId: input.userId,
+      details: { name: passkey.name, backup_eligible: passkey.backupEligible, via: input.purpose },
+    })
+    return passkey
+  }
+
   return {
     enabled: config.passkeys,
     relyingParty: rp,
@@ -204,55 +268,28 @@ export function createPasskeyService(
     },
 
     /**
-     * Checks a registration and stores the passkey, with its audit row, in `trx` when given (the
-     * reset link's transaction) or its own. Throws PasskeyRefusal.
+     * Checks a registration and stores the passkey with its audit row, in one transaction of its own.
+     * Throws PasskeyRefusal.
      */
     async register(
-      input: {
-        userId: string
-        binding: string
-        responseText: string | undefined
-        name: string
-        purpose?: 'register' | 'reset'
-        actor?: AuditActor
-      },
+      input: { userId: string; binding: string; responseText: string | undefined; name: string },
       from?: RequestFacts,
-      trx?: Kysely<Database>,
     ): Promise<Passkey> {
-      const purpose = input.purpose ?? 'register'
+      const created = await checkRegistration({ ...input, purpose: 'register' }, from)
       try {
-        requireEnabled()
-        const response = parseRegistrationResponse(input.responseText)
-        const challenge = tracked(spender(purpose, input.binding, input.userId))
-        const created = await verifyRegistration(rp, response, challenge.spend).catch(challenge.explain)
-        const store = async (t: Kysely<Database>) => {
-          const passkey = await insertPasskey(t, {
-            ...created,
-            userId: input.userId,
-            name: input.name,
-            createdAt: clock.now(),
-          })
-          await audit.record(t, {
-            type: 'passkey.registered',
-            from,
-            actor: input.actor ?? { kind: 'user', id: input.userId },
-            target: { kind: 'passkey', id: passkey.id },
-            userId: input.userId,
-            details: { name: passkey.name, backup_eligible: passkey.backupEligible, via: purpose },
-          })
-          return passkey
-        }
-        try {
-          return trx ? await store(trx) : await db.transaction().execute(store)
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new PasskeyRefusal('already_registered')
-          throw err
-        }
+        return await db
+          .transaction()
+          .execute((trx) => storeRegistration(trx, { ...input, created, purpose: 'register' }, from))
       } catch (err) {
-        if (err instanceof PasskeyRefusal) return refuse(purpose, err, from, input.userId)
+        if (err instanceof PasskeyRefusal) return refuse('register', err, from, input.userId)
         throw err
       }
     },
+
+    checkRegistration,
+    storeRegistration,
+    /** Counts and audits a refusal found outside this service's own ceremonies, then throws it. */
+    refuse,
 
     list: (userId: string) => listPasskeys(db, userId),
 

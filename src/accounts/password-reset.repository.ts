@@ -16,20 +16,24 @@ export async function insertPasswordResetToken(
     .execute()
 }
 
-/** Whether a link is usable now (the page's GET): unused and unexpired. */
+/**
+ * Whether a link is usable now (the page's GET): unused and unexpired; its user, and whether their
+ * password signs in (false: a passwordless account).
+ */
 export async function findUsableResetToken(
   db: Kysely<Database>,
   tokenHash: string,
   now: Date,
-): Promise<{ userId: string } | undefined> {
+): Promise<{ userId: string; email: string; passwordSignIn: boolean } | undefined> {
   const row = await db
     .selectFrom('password_reset_tokens')
-    .select('user_id')
-    .where('token_hash', '=', tokenHash)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
+    .innerJoin('users', 'users.id', 'password_reset_tokens.user_id')
+    .select(['password_reset_tokens.user_id', 'users.email', 'users.password_sign_in'])
+    .where('password_reset_tokens.token_hash', '=', tokenHash)
+    .where('password_reset_tokens.used_at', 'is', null)
+    .where('password_reset_tokens.expires_at', '>', now)
     .executeTakeFirst()
-  return row && { userId: row.user_id }
+  return row && { userId: row.user_id, email: row.email, passwordSignIn: row.password_sign_in }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { ProblemError } from '../errors.js'
 import { answerHeldBack } from './held-back.js'
@@ -12,8 +12,11 @@ import {
   changePasswordPage,
   passwordSetPage,
   resetLinkInvalidPage,
+  resetPasskeyPage,
   resetPasswordPage,
 } from '../web/pages/password.page.js'
+import { allowOwnScript } from '../web/security-headers.js'
+import { PasskeyRefusal, passkeyName } from './passkey.service.js'
 import { accountFrame } from './account-frame.js'
 import { signInThenReturnTo } from './return-path.js'
 import type { SignInSession } from './session.service.js'
@@ -21,7 +24,10 @@ import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
 import type { SignInClient } from './sign-in-throttle.service.js'
 import { passwordSchema, RESET_PASSWORD_PATH } from './user.service.js'
 
-type PasswordServices = Pick<Services, 'sessions' | 'users' | 'signInThrottle' | 'metrics' | 'passkeys'>
+type PasswordServices = Pick<
+  Services,
+  'sessions' | 'users' | 'signInThrottle' | 'metrics' | 'passkeys' | 'passkeyResets'
+>
 
 /** The new password's problem in words, or undefined when it will do (the rule of user creation). */
 function newPasswordProblem(password: string, confirmation: string | undefined): string | undefined {
@@ -44,7 +50,8 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * the same account), so a borrowed session cannot guess it faster than the sign-in form could; it
  * ends every other session of the user. The reset link's token arrives in the query (the logs redact
  * `token=`; Referrer-Policy is no-referrer) and goes back in the form's body; the form also carries
- * the sign-in CSRF cookie's value.
+ * the sign-in CSRF cookie's value. A passwordless account's link offers a new passkey instead of a
+ * password (passkey-reset.service.ts), and its form takes no password.
  */
 export function passwordRoutes(
   services: PasswordServices,
@@ -140,9 +147,13 @@ export function passwordRoutes(
 
     app.get(RESET_PASSWORD_PATH, async (request, reply) => {
       const token = formField(request.query, 'token')
-      if (!(await services.users.isUsableResetToken(token)))
-        return sendPage(reply, resetLinkInvalidPage(), 400)
+      const link = await services.users.resetLinkFor(token)
+      if (!link) return sendPage(reply, resetLinkInvalidPage(), 400)
       const csrf = cookies.loginCsrfToken(request, reply)
+      if (link.restores === 'passkey') {
+        allowOwnScript(reply)
+        return sendPage(reply, resetPasskeyPage({ token: token!, csrfToken: csrf }))
+      }
       return sendPage(reply, resetPasswordPage({ token: token!, csrfToken: csrf }))
     })
 
@@ -153,13 +164,13 @@ export function passwordRoutes(
       if (!expected || !sent || !constantTimeEqual(expected, sent))
         throw new ProblemError(403, 'This form has expired. Open the link again.')
       const token = formField(body, 'token')
+      const link = await services.users.resetLinkFor(token)
+      if (!link) return sendPage(reply, resetLinkInvalidPage(), 400)
+      if (link.restores === 'passkey') return resetWithPasskey(request, reply, token!, expected)
       const next = formField(body, 'new_password') ?? ''
       const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
-      if (problem) {
-        if (!(await services.users.isUsableResetToken(token)))
-          return sendPage(reply, resetLinkInvalidPage(), 400)
+      if (problem)
         return sendPage(reply, resetPasswordPage({ token: token!, csrfToken: expected, error: problem }), 400)
-      }
       if (!(await services.users.resetPassword(token, next, request)))
         return sendPage(reply, resetLinkInvalidPage(), 400)
       // Every session of the user ended, this browser's too if it had one.
@@ -174,5 +185,46 @@ export function passwordRoutes(
         }),
       )
     })
+  }
+
+  /** A passwordless account's reset: the new passkey in `response`, never a password. */
+  async function resetWithPasskey(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+    preSession: string,
+  ): Promise<FastifyReply> {
+    const body = request.body
+    const again = (error: string) => {
+      allowOwnScript(reply)
+      const name = formField(body, 'name')
+      return sendPage(reply, resetPasskeyPage({ token, csrfToken: preSession, name, error }), 400)
+    }
+    const name = passkeyName(formField(body, 'name'))
+    if (!name) return again('Give the passkey a name of 1 to 64 characters.')
+    let done: boolean
+    try {
+      done = await services.passkeyResets.reset(
+        { token, preSession, responseText: formField(body, 'response'), name },
+        request,
+      )
+    } catch (err) {
+      if (!(err instanceof PasskeyRefusal)) throw err
+      return again(
+        err.reason === 'already_registered'
+          ? 'This passkey is already registered. Use another device or passkey provider.'
+          : 'No passkey was added: the browser or device did not complete it. Try again.',
+      )
+    }
+    if (!done) return sendPage(reply, resetLinkInvalidPage(), 400)
+    cookies.clearSession(reply)
+    return sendPage(
+      reply,
+      passwordSetPage({
+        heading: 'Passkey added',
+        message: `Your new passkey ${name} is added and your account stays passwordless. You have been signed out everywhere, and every application connected to your account is disconnected.`,
+        link: html`<a href="/login">Sign in with your passkey</a>`,
+      }),
+    )
   }
 }

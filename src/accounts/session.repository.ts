@@ -73,3 +73,9 @@ export async function markSessionReauthenticated(db: Kysely<Database>, id: strin
 export async function deleteSession(db: Kysely<Database>, id: string): Promise<void> {
   await db.deleteFrom('sign_in_sessions').where('id', '=', id).execute()
 }
+
+/** Ends every sign-in session of a user (a reset link was used); how many ended. */
+export async function deleteSessionsOfUser(db: Kysely<Database>, userId: string): Promise<number> {
+  const ended = await db.deleteFrom('sign_in_sessions').where('user_id', '=', userId).executeTakeFirst()
+  return Number(ended.numDeletedRows)
+}

@@ -37,6 +37,13 @@ export const newUserSchema = z.object({ email: emailSchema, password: passwordSc
 
 export type NewUser = z.output<typeof newUserSchema>
 
+/** A usable reset link: whose, and what it restores (see resetLinkFor). */
+export interface ResetLink {
+  userId: string
+  email: string
+  restores: 'password' | 'passkey'
+}
+
 /** How long a password-reset link works. */
 export const RESET_LINK_TTL_SECONDS = 30 * 60
 /** Where a reset link leads (its token in the query: the logs redact `token=`). */
@@ -65,7 +72,7 @@ export type UserGrants = Pick<GrantService, 'revokeAllForUser'>
 export function createUserService(
   db: Kysely<Database>,
   clock: Clock,
-  config: Pick<Config, 'issuer'>,
+  config: Pick<Config, 'issuer' | 'passkeys'>,
   audit: AuditRecorder = NO_AUDIT,
   grants?: UserGrants,
 ) {
@@ -76,6 +83,20 @@ export function createUserService(
     reason: 'password_reset' | 'password_changed',
     from: RequestFacts | undefined,
   ): Promise<number> => (grants ? grants.revokeAllForUser(trx, userId, reason, from) : 0)
+
+  /**
+   * The account a usable reset link is for, and what using it restores: the way the account signs
+   * in. A passwordless account (password sign-in off) gets a new passkey and stays passwordless;
+   * any other a new password. With passkeys turned off on the server a password is the only way
+   * back, so it is a password then too (and password sign-in comes back on).
+   */
+  async function resetLinkFor(token: string | undefined): Promise<ResetLink | undefined> {
+    if (!token || !isBase64url256Bits(token)) return undefined
+    const link = await findUsableResetToken(db, sha256(token), clock.now())
+    if (!link) return undefined
+    const restores = config.passkeys && !link.passwordSignIn ? 'passkey' : 'password'
+    return { userId: link.userId, email: link.email, restores }
+  }
 
   return {
     /** Creates a user with an argon2id password hash; a taken email (any case) → 409. */
@@ -233,9 +254,10 @@ export function createUserService(
 
     /** Whether a reset link's token works now (unused, unexpired): the page shows the form only then. */
     async isUsableResetToken(token: string | undefined): Promise<boolean> {
-      if (!token || !isBase64url256Bits(token)) return false
-      return (await findUsableResetToken(db, sha256(token), clock.now())) !== undefined
+      return (await resetLinkFor(token)) !== undefined
     },
+
+    resetLinkFor,
 
     /**
      * Uses a reset link: sets the password, ends every sign-in session of the user and disconnects
@@ -244,17 +266,16 @@ export function createUserService(
      * requests race. False when the link is unknown, used or expired.
      */
     async resetPassword(token: string | undefined, password: string, from?: RequestFacts): Promise<boolean> {
-      if (!token || !isBase64url256Bits(token)) return false
       // No argon2 work for a link that cannot work; the UPDATE below decides among concurrent uses.
-      if (!(await findUsableResetToken(db, sha256(token), clock.now()))) return false
+      // A passwordless account's link registers a passkey (resetLinkFor): it never sets a password.
+      if ((await resetLinkFor(token))?.restores !== 'password') return false
       const passwordHash = await hashPassword(password)
       const now = clock.now()
       return db.transaction().execute(async (trx) => {
-        const link = await consumeResetToken(trx, sha256(token), now)
+        const link = await consumeResetToken(trx, sha256(token!), now)
         if (!link) return false
         const { sessionsEnded } = await setPasswordHash(trx, link.userId, passwordHash)
-        // The operator's link is the way back into an account whose passkeys are lost: the new
-        // password signs in again even where password sign-in had been turned off.
+        // Off only where passkeys are turned off on the server: the password is the way back then.
         await setPasswordSignIn(trx, link.userId, true)
         await voidResetTokensOf(trx, link.userId, now)
         const appsDisconnected = await disconnectAll(trx, link.userId, 'password_reset', from)

@@ -46,6 +46,7 @@ export const AUDIT_EVENT_TYPES = [
   'passkey.renamed',
   'passkey.removed',
   'passkey.refused',
+  'passkey.reset',
   'password_sign_in.disabled',
   'password_sign_in.enabled',
 ] as const

@@ -38,6 +38,7 @@ export const USER_HISTORY_TYPES: readonly AuditEventType[] = [
   'passkey.registered',
   'passkey.renamed',
   'passkey.removed',
+  'passkey.reset',
   'password_sign_in.disabled',
   'password_sign_in.enabled',
 ]

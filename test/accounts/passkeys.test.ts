@@ -438,13 +438,14 @@ describe('passwordless accounts', () => {
     const history = (await browser.get('/account/activity')).body
     expect(history).toContain('Signing in with your password was turned off')
     expect(history).toContain('Signing in with your password was turned on')
-    // Recovery: with password sign-in off, the operator's reset link sets a password that signs in.
+    // Recovery: with password sign-in off, the operator's reset link registers a passkey and sets no
+    // password (test/accounts/passkey-reset.test.ts).
     await browser.post('/account/password/sign-in', { csrf_token: csrf, enabled: 'false' })
     const { url } = await t.services.users.issueResetLink(s.user.id)
     expect(
       await t.services.users.resetPassword(new URL(url).searchParams.get('token')!, 'a new password 123'),
-    ).toBe(true)
-    expect((await new Browser(t.app).signIn(s.email, 'a new password 123')).statusCode).toBe(303)
+    ).toBe(false)
+    expect((await new Browser(t.app).signIn(s.email, 'a new password 123')).statusCode).toBe(400)
   })
 })
 

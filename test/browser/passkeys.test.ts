@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
 import { CookieJar, hiddenField } from '../helpers/browser.js'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import { freePort } from '../helpers/net.js'
@@ -73,8 +73,24 @@ async function expectCardsApart(page: Page) {
     expect(boxes[i]!.top).toBeGreaterThanOrEqual(boxes[i - 1]!.bottom + 8)
 }
 
+/** Signs in with the password on a browser of its own and adds a passkey; answers the passkey. */
+async function registeredPasskey(s: { email: string; password: string }) {
+  const { context, page } = await newPage(world.browser)
+  const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+  await page.goto(`${world.base}/login?next=account-passkeys`)
+  await page.getByLabel('Email').fill(s.email)
+  await page.getByLabel('Password').fill(s.password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await page.getByRole('button', { name: 'Add a passkey' }).click()
+  await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+  const [passkey] = await credentialsOf(cdp, authenticatorId)
+  await context.close()
+  return passkey!
+}
+
+let world: BrowserWorld
+
 describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
-  let world: BrowserWorld
   beforeAll(async () => {
     world = await startPasskeyWorld()
   })
@@ -172,6 +188,131 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       await ctx.close()
     },
     BROWSER_TEST_TIMEOUT * 2,
+  )
+
+  it(
+    'signs in with the "Use a passkey" button through the consent flow: no autofill, after a wrong password, autofill left waiting',
+    async () => {
+      const s = await seedBrowserWorld(world, 'Shortcut Stats')
+      const passkey = await registeredPasskey(s)
+
+      // A browser that does not offer passkeys in autofill (no conditional mediation): the button is
+      // the way in, and it comes back to the third-party application's consent page.
+      const plain = await newPage(world.browser)
+      await plain.page.addInitScript(
+        'PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false)',
+      )
+      const one = await virtualAuthenticator(plain.context, plain.page)
+      await one.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: one.authenticatorId,
+        credential: passkey,
+      })
+      await plain.page.goto(s.authorizeUrl('state-button'))
+      await plain.page.getByRole('heading', { name: 'Sign in to linkauth' }).waitFor()
+      await plain.page.getByRole('button', { name: 'Use a passkey' }).click()
+      await plain.page.getByRole('button', { name: 'Allow' }).click()
+      const query = await waitForCallback(plain.page, world)
+      expect(query.get('state')).toBe('state-button')
+      expect(query.get('code')).toBeTruthy()
+      await plain.context.close()
+
+      // Autofill's browser, where the person first typed a wrong password: the page after the refusal
+      // offers no autofill, and the button signs in.
+      const typed = await newPage(world.browser)
+      const two = await virtualAuthenticator(typed.context, typed.page)
+      await typed.page.goto(s.authorizeUrl('state-after-typo'))
+      await typed.page.getByLabel('Email').fill(s.email)
+      await typed.page.getByLabel('Password').fill('not my password')
+      await typed.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await typed.page.getByRole('alert').filter({ hasText: 'Email or password is incorrect' }).waitFor()
+      // The same passkey, its counter past the use above (a counter that does not grow is refused).
+      await two.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: two.authenticatorId,
+        credential: { ...passkey, signCount: passkey.signCount + 10 },
+      })
+      await typed.page.getByRole('button', { name: 'Use a passkey' }).click()
+      // Consent was given above: the authorization request resumes straight to the application.
+      await typed.page.getByRole('button', { name: 'Continue' }).click()
+      expect((await waitForCallback(typed.page, world)).get('state')).toBe('state-after-typo')
+      await typed.context.close()
+
+      // Autofill waiting on the page (the person did not pick the passkey there), then the button:
+      // the script ends the autofill request and asks again, which the authenticator answers.
+      const waiting = await newPage(world.browser)
+      const three = await virtualAuthenticator(waiting.context, waiting.page)
+      const optionsAsked: string[] = []
+      waiting.page.on('request', (r) => {
+        if (r.url().endsWith('/api/passkeys/sign-in-options')) optionsAsked.push(r.url())
+      })
+      const autofillAsked = waiting.page.waitForResponse((r) =>
+        r.url().endsWith('/api/passkeys/sign-in-options'),
+      )
+      await waiting.page.goto(s.authorizeUrl('state-autofill-waiting'))
+      await autofillAsked
+      await three.cdp.send('WebAuthn.addCredential', {
+        authenticatorId: three.authenticatorId,
+        credential: { ...passkey, signCount: passkey.signCount + 20 },
+      })
+      await waiting.page.getByRole('button', { name: 'Use a passkey' }).click()
+      await waiting.page.getByRole('button', { name: 'Continue' }).click()
+      expect((await waitForCallback(waiting.page, world)).get('state')).toBe('state-autofill-waiting')
+      // Two challenges: the autofill's, ended unanswered, and the button's, which signed in.
+      expect(optionsAsked).toHaveLength(2)
+      await waiting.context.close()
+    },
+    BROWSER_TEST_TIMEOUT,
+  )
+
+  it(
+    "a passwordless account's reset link registers a new passkey on a new device; it signs in, the password does not",
+    async () => {
+      const s = await seedBrowserWorld(world, 'Shortcut Stats')
+      const lost = await registeredPasskey(s)
+      await world.t.services.passkeys.setPasswordSignIn(s.user.id, false)
+      const issued = await world.t.admin.inject({
+        method: 'POST',
+        url: `/admin/users/${s.user.id}/reset-link`,
+        headers: adminHeaders,
+      })
+      const link = new URL(issued.json().url as string)
+
+      // The person lost their device: on a new one, the operator's link offers a passkey, no password.
+      const { context, page } = await newPage(world.browser)
+      const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+      await page.goto(`${world.base}${link.pathname}${link.search}`)
+      await page.getByRole('heading', { name: 'Add a new passkey' }).waitFor()
+      expect(await page.getByLabel('New password').count()).toBe(0)
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-8-reset-link')
+      await page.getByLabel('Name of the passkey').fill('New phone')
+      await page.getByRole('button', { name: 'Add a passkey' }).click()
+      await page.getByRole('status').filter({ hasText: 'Your new passkey New phone is added' }).waitFor()
+      await expectNoSeriousA11yViolations(page)
+      await screenshot(page, 'passkeys-9-reset-done')
+      const [fresh] = await credentialsOf(cdp, authenticatorId)
+      expect(fresh!.credentialId).not.toBe(lost.credentialId)
+      expect((await world.t.services.passkeys.list(s.user.id)).map((p) => p.name)).toContain('New phone')
+
+      // The link works once.
+      await page.goto(`${world.base}${link.pathname}${link.search}`)
+      await page.getByRole('heading', { name: 'This link no longer works' }).waitFor()
+
+      // The new passkey signs in through the consent flow (autofill on this device); the password
+      // form still refuses the account, which stays passwordless.
+      await page.goto(s.authorizeUrl('state-after-reset'))
+      await page.getByRole('button', { name: 'Allow' }).click()
+      expect((await waitForCallback(page, world)).get('state')).toBe('state-after-reset')
+      const other = await newPage(world.browser)
+      await other.page.goto(`${world.base}/login`)
+      await other.page.getByLabel('Email').fill(s.email)
+      await other.page.getByLabel('Password').fill(s.password)
+      await other.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await other.page.getByRole('alert').filter({ hasText: 'Email or password is incorrect' }).waitFor()
+      expect(await world.t.services.passkeys.passwordSignIn(s.user.id)).toBe(false)
+      await other.context.close()
+      await context.close()
+    },
+    BROWSER_TEST_TIMEOUT,
   )
 
   it(

@@ -350,6 +350,27 @@ describe("passkey options and the operator's passkey API (issue 30)", () => {
       },
       200,
     )
+    // A reset link's page: a passwordless account's link (the flag set directly: only it matters here).
+    const reset = 'POST /api/passkeys/reset-options'
+    const withPreSession = { ...json, cookie: browser.jar.header(), 'x-csrf-token': preSession }
+    const resetUrl = '/api/passkeys/reset-options'
+    await check('public', reset, { url: resetUrl, headers: json, payload: '{"token":"x"}' }, 403)
+    await check('public', reset, { url: resetUrl, headers: withPreSession, payload: '{"token":"x"}' }, 404)
+    const passwordless = await seed(t)
+    await t.database.db
+      .updateTable('users')
+      .set({ password_sign_in: false })
+      .where('id', '=', passwordless.user.id)
+      .execute()
+    const token = new URL((await t.services.users.issueResetLink(passwordless.user.id)).url).searchParams.get(
+      'token',
+    )
+    await check(
+      'public',
+      reset,
+      { url: resetUrl, headers: withPreSession, payload: JSON.stringify({ token }) },
+      200,
+    )
     await browser.signIn(s.email, PASSWORD)
     const page = await browser.get('/account/passkeys')
     const csrf = hiddenField(page.body, 'csrf_token')

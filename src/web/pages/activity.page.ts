@@ -29,6 +29,8 @@ function eventText(e: AccountEvent) {
       return html`A passkey was renamed to ${passkey}`
     case 'passkey.removed':
       return html`Passkey ${passkey} was removed`
+    case 'passkey.reset':
+      return html`A reset link added passkey ${passkey}; every browser was signed out and every application disconnected`
     case 'password_sign_in.disabled':
       return html`Signing in with your password was turned off`
     case 'password_sign_in.enabled':

@@ -130,6 +130,59 @@ export function resetPasswordPage(options: {
   )
 }
 
+/**
+ * The page a reset link opens for a passwordless account: register a new passkey (the account stays
+ * passwordless). Our script runs the WebAuthn ceremony and posts its answer in `response`.
+ */
+export function resetPasskeyPage(options: {
+  token: string
+  csrfToken: string
+  name?: string | undefined
+  error?: string | undefined
+}): string {
+  return page(
+    'Add a new passkey',
+    html`<section class="card" aria-labelledby="title">
+      <h1 id="title">Add a new passkey</h1>
+      <p>Your account signs in with passkeys only. Add a passkey on this device to get back in.</p>
+      ${alert(options.error)}
+      <form
+        method="post"
+        action="/account/reset-password"
+        data-passkey="reset"
+        data-options="/api/passkeys/reset-options"
+      >
+        <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
+        <input type="hidden" name="token" value="${options.token}" />
+        <input type="hidden" name="response" value="" />
+        <label for="name">Name of the passkey</label>
+        <input
+          id="name"
+          name="name"
+          type="text"
+          required
+          maxlength="64"
+          value="${options.name ?? 'Passkey'}"
+          aria-describedby="name_hint"
+        />
+        <p id="name_hint" class="muted small">So you can tell your passkeys apart, e.g. "Work laptop".</p>
+        <div data-passkey-only data-passkey-shown>
+          <p class="alert" role="alert" data-passkey-alert hidden></p>
+          <div class="actions">
+            <button type="submit" class="primary">Add a passkey</button>
+          </div>
+        </div>
+      </form>
+      <p class="muted small">
+        This link works once. Adding the passkey signs you out everywhere and disconnects every
+        application connected to your account. A browser without passkeys cannot use this link:
+        open it on a device that has them.
+      </p>
+    </section>`,
+    { script: true },
+  )
+}
+
 /** After a change or a reset: what happened, and where to go. */
 export function passwordSetPage(options: { heading: string; message: string; link: SafeHtml }): string {
   return page(
