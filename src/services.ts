@@ -151,7 +151,9 @@ export function createServices(deps: AppDeps) {
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,
-    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus),
+    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus, (id) =>
+      clients.isAcceptedClientId(id),
+    ),
     revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,
