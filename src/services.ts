@@ -114,6 +114,7 @@ export function createServices(deps: AppDeps) {
     clock,
     config,
     store: rateLimitStore.store,
+    grants,
     audit: audit.recorder,
     registered: () => metrics.clientRegistrations.inc({ outcome: 'registered' }),
     removed: (count) => metrics.clientRegistrations.inc({ outcome: 'removed' }, count),

@@ -270,6 +270,25 @@ export function createGrantService(
       return ids.length
     },
     /**
+     * Dynamic registrations about to be deleted (RFC 7592 delete, housekeeping): every live grant of
+     * them is revoked first, in the caller's transaction, with a grant.revoked row each naming why
+     * (`registration_deleted`, `registration_expired`), so that the trail and the revocation metric
+     * count them as any revocation. The caller disables the clients first: the feed then announces
+     * one client-disabled event per client (grant events are covered by it).
+     */
+    async revokeAllForRemovedClients(
+      clientIds: readonly string[],
+      reason: 'registration_deleted' | 'registration_expired',
+      actor: AuditActor,
+      trx: Kysely<Database>,
+      from?: RequestFacts,
+    ): Promise<number> {
+      const revoked = await revokeGrantsWhere(trx, { clientIds }, clock.now(), reason)
+      await recordRevoked(trx, revoked, actor, reason, from)
+      metricHooks.revoked?.('grant', revoked.length)
+      return revoked.length
+    },
+    /**
      * The operator narrowed a client's scopes or removed redirect URIs: what was granted beyond the
      * new registration stops working at once (see narrowClientGrants). Inside the caller's
      * transaction, which holds the client's row lock.
