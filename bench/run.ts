@@ -1,4 +1,7 @@
+import { clientDocument, type DocumentServer, startDocumentServer } from '../test/helpers/document-server.js'
 import {
+  BENCH_REDIRECT_URI,
+  type BenchParty,
   dpopProofs,
   exchangeCodes,
   introspectionRequest,
@@ -24,7 +27,28 @@ import { startBenchServer } from './server.js'
 const { connections } = benchSettings
 const only = process.env.BENCH_ONLY?.split(',')
 const rows: ScenarioRow[] = []
-const server = await startBenchServer()
+
+/**
+ * BENCH_CLIENT=metadata-document: the authorize and code-exchange scenarios run twice, for the
+ * registered client and, beside it, for a client_id URL naming a Client ID Metadata Document served
+ * by a local HTTPS server (its document cached, max-age one day). The server then trusts that
+ * server's certificate through CLIENT_METADATA_TEST_CA, which NODE_ENV=production refuses: the
+ * whole run, both clients, is on NODE_ENV=test (nothing else in the server reads NODE_ENV).
+ */
+const withDocumentClient = process.env.BENCH_CLIENT === 'metadata-document'
+if (process.env.BENCH_CLIENT !== undefined && !withDocumentClient)
+  throw new Error('BENCH_CLIENT: expected metadata-document (or unset)')
+const documents: DocumentServer | undefined = withDocumentClient ? await startDocumentServer() : undefined
+const server = await startBenchServer({
+  ...(documents
+    ? {
+        database: 'linkauth_bench_documents',
+        port: 3430,
+        adminPort: 3431,
+        env: { NODE_ENV: 'test', CLIENT_METADATA_TEST_CA: documents.caPath },
+      }
+    : {}),
+})
 
 async function run(
   name: string,
@@ -45,44 +69,66 @@ try {
   })
   await run('JWKS (GET /.well-known/jwks.json)', { url: `${server.baseUrl}/.well-known/jwks.json` })
 
-  // Authorize with a signed-in user and remembered consent: each request mints a code (302).
-  await run(
-    'authorize, remembered consent (GET → 302 + code)',
-    {
-      url: server.baseUrl + party.authorizePath,
-      headers: { cookie: party.cookie },
-    },
-    4000,
-    '3xx',
-  )
-
-  // Code exchange: codes minted beforehand through the real authorize endpoint, each used once.
-  if (!only || only.some((o) => 'code exchange'.startsWith(o) || o.startsWith('code'))) {
-    const count = Number(process.env.BENCH_CODES ?? 30000)
-    const codes = await mintCodes(server, party, count)
-    let next = 0
-    await run(
-      'code exchange (POST /api/oauth/token)',
-      {
-        url: `${server.baseUrl}/api/oauth/token`,
-        method: 'POST',
-        amount: codes.length,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              body: new URLSearchParams({
-                code: codes[next++] ?? 'exhausted',
-                code_verifier: party.verifier,
-                client_id: party.clientId,
-              }).toString(),
-            }),
-          },
-        ],
-      },
-      2500,
+  // The clients the authorize and code-exchange scenarios run for: the registered one, and with
+  // BENCH_CLIENT=metadata-document a client_id URL beside it (its document fetched at the first
+  // authorize of prepareParty, then served from the kept row).
+  const clients: { label: string; party: BenchParty }[] = [{ label: '', party }]
+  if (documents) {
+    const url = documents.publish(
+      '/bench-client.json',
+      clientDocument(documents.url('/bench-client.json'), {
+        client_name: 'Bench Agent',
+        redirect_uris: [BENCH_REDIRECT_URI],
+      }),
+      { 'cache-control': 'max-age=86400' },
     )
+    clients.push({
+      label: ' [metadata-document client]',
+      party: await prepareParty(server, 'links:read links:write', url),
+    })
+  }
+
+  for (const { label, party: client } of clients) {
+    // Authorize with a signed-in user and remembered consent: each request mints a code (302).
+    await run(
+      `authorize, remembered consent (GET → 302 + code)${label}`,
+      {
+        url: server.baseUrl + client.authorizePath,
+        headers: { cookie: client.cookie },
+      },
+      4000,
+      '3xx',
+    )
+
+    // Code exchange: codes minted beforehand through the real authorize endpoint, each used once.
+    if (!only || only.some((o) => 'code exchange'.startsWith(o) || o.startsWith('code'))) {
+      const count = Number(process.env.BENCH_CODES ?? 30000)
+      const codes = await mintCodes(server, client, count)
+      let next = 0
+      await run(
+        `code exchange (POST /api/oauth/token)${label}`,
+        {
+          url: `${server.baseUrl}/api/oauth/token`,
+          method: 'POST',
+          amount: codes.length,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                body: new URLSearchParams({
+                  code: codes[next++] ?? 'exhausted',
+                  code_verifier: client.verifier,
+                  client_id: client.clientId,
+                }).toString(),
+              }),
+            },
+          ],
+        },
+        2500,
+      )
+    }
+    if (documents && label) console.log(`  document fetches: ${documents.hits('/bench-client.json')}`)
   }
 
   // The same with a DPoP proof per request (RFC 9449): one signature check and one replay-store write more.
@@ -150,6 +196,7 @@ try {
   }
 } finally {
   await server.stop()
+  await documents?.close()
 }
 
 const missed = rows.filter((r) => r.target && (r.rps < r.target || r.p99 > 50 || r.errors > 0))
