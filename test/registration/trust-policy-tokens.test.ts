@@ -37,19 +37,19 @@ function publish(): string {
   return server.publish(path, clientDocument(server.url(path), { redirect_uris: [REDIRECT] }))
 }
 
+const authorizeParams = (clientId: string) => ({
+  response_type: 'code',
+  client_id: clientId,
+  redirect_uri: REDIRECT,
+  scope: 'links:read',
+  state: 'st',
+  code_challenge: CHALLENGE,
+  code_challenge_method: 'S256',
+})
+
 /** One consent (the first time) or remembered consent: a fresh code for the client. */
 async function codeFor(browser: Browser, clientId: string, signIn: boolean): Promise<string> {
-  const started = await browser.get(
-    authorizeUrl({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
-      scope: 'links:read',
-      state: 'st',
-      code_challenge: CHALLENGE,
-      code_challenge_method: 'S256',
-    }),
-  )
+  const started = await browser.get(authorizeUrl(authorizeParams(clientId)))
   let location = String(started.headers.location)
   if (signIn) {
     const requestId = new URL(location, 'http://x').searchParams.get('request')!
@@ -82,7 +82,7 @@ async function holdings() {
   expect(exchanged.statusCode).toBe(200)
   const tokens = exchanged.json<{ access_token: string; refresh_token: string }>()
   const code = await codeFor(browser, clientId, false)
-  return { clientId, code, ...tokens }
+  return { clientId, code, browser, ...tokens }
 }
 
 const introspect = (app: TestApp, token: string) =>
@@ -130,6 +130,13 @@ describe('the operator closes the door: what such clients hold stops working', (
         expect(refresh.statusCode).toBe(401)
         expect(refresh.json()).toMatchObject({ error: 'invalid_client' })
         expect(await introspect(closed, held.access_token)).toEqual({ active: false })
+        // The signed-in user's remembered consent gets no code either: the error page says why.
+        const returning = new Browser(closed.app)
+        for (const [name, value] of held.browser.jar.cookies) returning.jar.cookies.set(name, value)
+        const again = await returning.get(authorizeUrl(authorizeParams(held.clientId)))
+        expect(again.statusCode).toBe(400)
+        expect(again.headers.location).toBeUndefined()
+        expect(again.body).toMatch(/does not accept applications identified by a URL|are not accepted here/)
         // A registered client is not touched by the metadata-document policy.
         const registered = await closed.services.clients.createClient({
           name: 'Registered',
