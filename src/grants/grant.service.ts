@@ -257,12 +257,21 @@ export function createGrantService(
     },
     /**
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
-     * of a larger transaction; without it, it runs in one of its own.
+     * of a larger transaction; without it, it runs in one of its own. `why`: the operator disabled
+     * it (the default), or its metadata document named a new redirect URI (the client's doing).
      */
-    async revokeAllForClient(clientId: string, trx?: Kysely<Database>, from?: RequestFacts): Promise<number> {
+    async revokeAllForClient(
+      clientId: string,
+      trx?: Kysely<Database>,
+      from?: RequestFacts,
+      why: { reason: 'client_disabled' | 'client_document_changed'; actor: AuditActor } = {
+        reason: 'client_disabled',
+        actor: OPERATOR,
+      },
+    ): Promise<number> {
       const run = async (t: Kysely<Database>) => {
-        const revoked = await revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
-        await recordRevoked(t, revoked, OPERATOR, 'client_disabled', from)
+        const revoked = await revokeGrantsWhere(t, { clientId }, clock.now(), why.reason)
+        await recordRevoked(t, revoked, why.actor, why.reason, from)
         return revoked
       }
       const ids = await inTransaction(trx, run)
