@@ -13,7 +13,7 @@ export interface BenchParty {
 }
 
 // An https redirect URI: a loopback one gets a one-click confirmation on every return (RFC 8252 §8.6).
-const REDIRECT_URI = 'https://bench.example/callback'
+export const BENCH_REDIRECT_URI = 'https://bench.example/callback'
 
 /** POST to the admin API of the bench server. */
 export async function admin<T>(server: BenchServer, path: string, body: unknown): Promise<T> {
@@ -43,15 +43,21 @@ class Jar {
 const hidden = (html: string, name: string) =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? ''
 
-/** Registers a client and a user, signs in through the real pages, and says Allow once. */
+/**
+ * Registers a client (or uses `clientId`, e.g. a client_id URL naming a metadata document whose
+ * redirect URI is BENCH_REDIRECT_URI) and a user, signs in through the real pages, and says Allow once.
+ */
 export async function prepareParty(
   server: BenchServer,
   scope = 'links:read links:write',
+  clientId?: string,
 ): Promise<BenchParty> {
-  const client = await admin<{ client_id: string }>(server, '/admin/clients', {
-    name: 'Bench App',
-    redirect_uris: [REDIRECT_URI],
-  })
+  const client = clientId
+    ? { client_id: clientId }
+    : await admin<{ client_id: string }>(server, '/admin/clients', {
+        name: 'Bench App',
+        redirect_uris: [BENCH_REDIRECT_URI],
+      })
   const email = `bench-${randomBytes(4).toString('hex')}@example.com`
   const password = 'bench password 123'
   await admin(server, '/admin/users', { email, password })
@@ -60,7 +66,7 @@ export async function prepareParty(
   const challenge = createHash('sha256').update(verifier).digest('base64url')
   const authorizePath = `/oauth/authorize?${new URLSearchParams({
     client_id: client.client_id,
-    redirect_uri: REDIRECT_URI,
+    redirect_uri: BENCH_REDIRECT_URI,
     scope,
     code_challenge: challenge,
   })}`
@@ -100,7 +106,7 @@ export async function prepareParty(
     throw new Error('bench: consent did not yield a code')
   return {
     clientId: client.client_id,
-    redirectUri: REDIRECT_URI,
+    redirectUri: BENCH_REDIRECT_URI,
     cookie: jar.header(),
     verifier,
     challenge,

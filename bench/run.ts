@@ -1,4 +1,7 @@
+import { clientDocument, type DocumentServer, startDocumentServer } from '../test/helpers/document-server.js'
 import {
+  BENCH_REDIRECT_URI,
+  type BenchParty,
   dpopProofs,
   exchangeCodes,
   introspectionRequest,
@@ -35,6 +38,18 @@ interface Scenario {
   okClass?: '2xx' | '3xx' | '4xx'
 }
 
+/**
+ * BENCH_CLIENT=metadata-document: the authorize and code-exchange scenarios run twice, for the
+ * registered client and, beside it, for a client_id URL naming a Client ID Metadata Document served
+ * by a local HTTPS server (its document cached, max-age one day). The server then trusts that
+ * server's certificate through CLIENT_METADATA_TEST_CA, which NODE_ENV=production refuses: the
+ * whole run, both clients, is on NODE_ENV=test (nothing else in the server reads NODE_ENV), with a
+ * database and ports of its own.
+ */
+const withDocumentClient = process.env.BENCH_CLIENT === 'metadata-document'
+if (process.env.BENCH_CLIENT !== undefined && !withDocumentClient)
+  throw new Error('BENCH_CLIENT: expected metadata-document (or unset)')
+
 const { connections } = benchSettings
 const only = process.env.BENCH_ONLY?.split(',')
 const selected = (s: Scenario) => !only || only.some((o) => s.name.startsWith(o))
@@ -58,10 +73,10 @@ async function runAll(server: BenchServer, scenarios: Scenario[]): Promise<void>
 }
 
 /** The token paths and the documents, rate limits off (a benchmark is one address, one client). */
-async function tokenScenarios(server: BenchServer): Promise<Scenario[]> {
+async function tokenScenarios(server: BenchServer, documents?: DocumentServer): Promise<Scenario[]> {
   const party = await prepareParty(server)
   const codeCount = Number(process.env.BENCH_CODES ?? 30000)
-  const exchange = (codes: string[], dpop?: () => string): ScenarioOptions => {
+  const exchange = (codes: string[], dpop?: () => string, client: BenchParty = party): ScenarioOptions => {
     let next = 0
     return {
       url: `${server.baseUrl}/api/oauth/token`,
@@ -77,8 +92,8 @@ async function tokenScenarios(server: BenchServer): Promise<Scenario[]> {
             },
             body: new URLSearchParams({
               code: codes[next++] ?? 'exhausted',
-              code_verifier: party.verifier,
-              client_id: party.clientId,
+              code_verifier: client.verifier,
+              client_id: client.clientId,
             }).toString(),
           }),
         },
@@ -93,6 +108,23 @@ async function tokenScenarios(server: BenchServer): Promise<Scenario[]> {
       tokens: await exchangeCodes(server, party, await mintCodes(server, party, 1000)),
     }
     return introspected
+  }
+  // With BENCH_CLIENT=metadata-document, a client_id URL beside the registered client (its document
+  // fetched at the first authorize of prepareParty, then served from the kept row).
+  const documentClients: { label: string; party: BenchParty }[] = []
+  if (documents) {
+    const url = documents.publish(
+      '/bench-client.json',
+      clientDocument(documents.url('/bench-client.json'), {
+        client_name: 'Bench Agent',
+        redirect_uris: [BENCH_REDIRECT_URI],
+      }),
+      { 'cache-control': 'max-age=86400' },
+    )
+    documentClients.push({
+      label: ' [metadata-document client]',
+      party: await prepareParty(server, 'links:read links:write', url),
+    })
   }
   return [
     {
@@ -119,6 +151,22 @@ async function tokenScenarios(server: BenchServer): Promise<Scenario[]> {
       prepare: async () => exchange(await mintCodes(server, party, codeCount)),
       target: 2500,
     },
+    ...documentClients.flatMap(({ label, party: client }): Scenario[] => [
+      {
+        name: `authorize, remembered consent (GET → 302 + code)${label}`,
+        prepare: async () => ({
+          url: server.baseUrl + client.authorizePath,
+          headers: { cookie: client.cookie },
+        }),
+        target: 4000,
+        okClass: '3xx',
+      },
+      {
+        name: `code exchange (POST /api/oauth/token)${label}`,
+        prepare: async () => exchange(await mintCodes(server, client, codeCount), undefined, client),
+        target: 2500,
+      },
+    ]),
     {
       // With a DPoP proof per request (RFC 9449): one signature check and one replay-store write more.
       name: 'code exchange with DPoP (POST /api/oauth/token)',
@@ -172,11 +220,26 @@ function signInScenarios(): Scenario[] {
 printHeader(` workers=${process.env.WORKERS ?? 1}${benchServerDir ? ` server=${benchServerDir}` : ''}`)
 // The token scenarios' server is started unless BENCH_ONLY names sign-in scenarios alone.
 if (!only || only.some((o) => !o.startsWith('sign-in'))) {
-  const server = await startBenchServer()
+  const documents = withDocumentClient ? await startDocumentServer() : undefined
+  const server = await startBenchServer(
+    documents
+      ? {
+          database: 'linkauth_bench_documents',
+          port: 3430,
+          adminPort: 3431,
+          env: { NODE_ENV: 'test', CLIENT_METADATA_TEST_CA: documents.caPath },
+        }
+      : {},
+  )
   try {
-    await runAll(server, await tokenScenarios(server))
+    await runAll(server, await tokenScenarios(server, documents))
+    if (documents)
+      console.log(
+        `document fetches: ${documents.hits('/bench-client.json')} (1: the cached path was measured)`,
+      )
   } finally {
     await server.stop()
+    await documents?.close()
   }
 }
 if (signInScenarios().some(selected)) {

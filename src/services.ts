@@ -115,6 +115,7 @@ export function createServices(deps: AppDeps) {
     clock,
     config,
     store: rateLimitStore.store,
+    grants,
     audit: audit.recorder,
     registered: () => metrics.clientRegistrations.inc({ outcome: 'registered' }),
     removed: (count) => metrics.clientRegistrations.inc({ outcome: 'removed' }, count),
@@ -155,7 +156,9 @@ export function createServices(deps: AppDeps) {
     signingKeys,
     accessTokens: createAccessTokenService(config, clock, signingKeys),
     accessTokenVerifier,
-    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus),
+    introspection: createIntrospectionService(config, accessTokenVerifier, accessTokenStatus, (id) =>
+      clients.isAcceptedClientId(id),
+    ),
     revocation: createRevocationService(accessTokenVerifier, accessTokenStatus, refreshTokens),
     events,
     rateLimitStore,

@@ -120,15 +120,37 @@ export async function findDynamicClient(
   return row && toClient(row)
 }
 
-/** Deletes one dynamic registration (its grants go with it, by the foreign keys); false: none. */
-export async function deleteDynamicClient(trx: Kysely<Database>, id: string): Promise<boolean> {
+/**
+ * Disables dynamic registrations about to be deleted, rows locked, in the caller's transaction: the
+ * revocation feed's trigger announces each as client-disabled (one event per client, covering its
+ * grants), and no consent or token can start for them meanwhile. The ids actually disabled.
+ */
+export async function disableDynamicClients(
+  trx: Kysely<Database>,
+  ids: readonly string[],
+  now: Date,
+): Promise<string[]> {
+  if (ids.length === 0) return []
   const rows = await trx
-    .deleteFrom('clients')
-    .where('id', '=', id)
+    .updateTable('clients')
+    .set((eb) => ({ disabled_at: eb.fn.coalesce('disabled_at', eb.val(now)) }))
+    .where('id', 'in', ids)
     .where('kind', '=', 'dynamic')
     .returning('id')
     .execute()
-  return rows.length > 0
+  return rows.map((row) => row.id)
+}
+
+/** Deletes dynamic registrations (what is left of their grants goes with them, by the foreign keys). */
+export async function deleteDynamicClients(trx: Kysely<Database>, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0
+  const rows = await trx
+    .deleteFrom('clients')
+    .where('id', 'in', ids)
+    .where('kind', '=', 'dynamic')
+    .returning('id')
+    .execute()
+  return rows.length
 }
 
 /** How many dynamic registrations never obtained a grant (the cap on open registration counts these). */
@@ -151,45 +173,40 @@ export async function countDynamicClientsWithoutGrant(db: Kysely<Database>): Pro
 }
 
 /**
- * Deletes at most `limit` dynamic registrations created before `before` that are unused: no grant
- * ever, or none used (nor created) since `before`. Their ids, for the audit trail and the metrics.
+ * At most `limit` dynamic registrations created before `before` that are unused: no grant ever, or
+ * none used (nor created) since `before`. Their rows are locked (others' locked rows skipped) for the
+ * caller's transaction, which revokes and deletes them.
  */
-export async function deleteUnusedDynamicClients(
-  db: Kysely<Database>,
+export async function lockUnusedDynamicClients(
+  trx: Kysely<Database>,
   before: Date,
   limit: number,
 ): Promise<string[]> {
-  const rows = await db
-    .deleteFrom('clients')
-    .where(
-      'id',
-      'in',
-      db
-        .selectFrom('clients as c')
-        .select('c.id')
-        .where('c.kind', '=', 'dynamic')
-        .where('c.created_at', '<', before)
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom('grants as g')
-                .select(sql`1`.as('one'))
-                .whereRef('g.client_id', '=', 'c.id')
-                .where((eb) =>
-                  eb.or([
-                    eb('g.last_used_at', '>=', before),
-                    eb('g.updated_at', '>=', before),
-                    eb('g.created_at', '>=', before),
-                  ]),
-                ),
+  const rows = await trx
+    .selectFrom('clients as c')
+    .select('c.id')
+    .where('c.kind', '=', 'dynamic')
+    .where('c.created_at', '<', before)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('grants as g')
+            .select(sql`1`.as('one'))
+            .whereRef('g.client_id', '=', 'c.id')
+            .where((eb) =>
+              eb.or([
+                eb('g.last_used_at', '>=', before),
+                eb('g.updated_at', '>=', before),
+                eb('g.created_at', '>=', before),
+              ]),
             ),
-          ),
-        )
-        .orderBy('c.created_at')
-        .limit(limit),
+        ),
+      ),
     )
-    .where('kind', '=', 'dynamic')
-    .returning('id')
+    .orderBy('c.created_at')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked()
     .execute()
   return rows.map((row) => row.id)
 }

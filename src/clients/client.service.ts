@@ -222,6 +222,16 @@ export function createClientService(
       origins.invalidate()
       return client
     },
+    /**
+     * Whether the operator's policy still accepts this client_id: always for an id the service issued;
+     * for a client_id URL, while metadata documents are on and its host is allowed and not denied
+     * (CLIENT_METADATA_*). No database read: the token endpoint and introspection ask it on every
+     * request, so that turning the door off (or denying a host) stops what such clients already hold.
+     * Nothing is revoked: turning it on again lets the same grants work (the block list revokes).
+     */
+    isAcceptedClientId(id: string): boolean {
+      return !isClientIdUrl(id) || (metadataDocuments?.isAcceptable(id) ?? false)
+    },
     /** A client came or went outside this service (a dynamic registration): CORS reads the table again. */
     invalidateOrigins: () => origins.invalidate(),
     /** CORS (web/cors.ts): the origins of enabled clients' redirect URIs, from memory. */
@@ -240,7 +250,7 @@ export function createClientService(
     async findActiveClient(id: string): Promise<Client | undefined> {
       if (!isClientId(id)) return undefined
       // A client_id URL stops working everywhere once the operator's policy no longer accepts it.
-      if (isClientIdUrl(id) && !metadataDocuments?.isAcceptable(id)) return undefined
+      if (!this.isAcceptedClientId(id)) return undefined
       const client = await findClientById(db, id)
       return client && client.disabledAt === null ? client : undefined
     },

@@ -1,8 +1,15 @@
 import type { Kysely } from 'kysely'
-import { type AuditRecorder, NO_AUDIT, type RequestFacts, SYSTEM } from '../audit/audit.service.js'
+import {
+  type AuditActor,
+  type AuditRecorder,
+  NO_AUDIT,
+  type RequestFacts,
+  SYSTEM,
+} from '../audit/audit.service.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
 import { OAuthError, RateLimitedError } from '../errors.js'
+import type { GrantService } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { isClientId, newClientId, newSecret } from '../lib/identifiers.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
@@ -11,9 +18,10 @@ import type { CounterStore } from '../rate-limit/counter-store.js'
 import { ClientMetadataProblem, readStatedMetadata } from './client-metadata.js'
 import {
   countDynamicClientsWithoutGrant,
-  deleteDynamicClient,
-  deleteUnusedDynamicClients,
+  deleteDynamicClients,
+  disableDynamicClients,
   findDynamicClient,
+  lockUnusedDynamicClients,
 } from './client-registration.repository.js'
 import { type Client, insertClient } from './client.repository.js'
 
@@ -69,6 +77,7 @@ export function createDynamicRegistrationService(deps: {
   clock: Clock
   config: DynamicRegistrationConfig
   store: CounterStore
+  grants: Pick<GrantService, 'revokeAllForRemovedClients'>
   audit?: AuditRecorder
   registered?: () => void
   removed?: (count: number) => void
@@ -77,6 +86,24 @@ export function createDynamicRegistrationService(deps: {
 }) {
   const { db, clock, config } = deps
   const audit = deps.audit ?? NO_AUDIT
+
+  /**
+   * Removes dynamic registrations like any revocation, in the caller's transaction: disabled first
+   * (the revocation feed announces each as client-disabled, with its client_id), every live grant
+   * revoked with `reason` (a grant.revoked audit row each), then deleted. The ids removed.
+   */
+  async function retire(
+    trx: Kysely<Database>,
+    ids: readonly string[],
+    reason: 'registration_deleted' | 'registration_expired',
+    actor: AuditActor,
+    from?: RequestFacts,
+  ): Promise<string[]> {
+    const disabled = await disableDynamicClients(trx, ids, clock.now())
+    await deps.grants.revokeAllForRemovedClients(disabled, reason, actor, trx, from)
+    await deleteDynamicClients(trx, disabled)
+    return disabled
+  }
 
   return {
     enabled: config.dynamicRegistration !== 'off',
@@ -158,7 +185,10 @@ export function createDynamicRegistrationService(deps: {
       return findDynamicClient(db, clientId, sha256(registrationToken))
     },
 
-    /** RFC 7592 delete: the registration and every grant of it; false when the token is not its own. */
+    /**
+     * RFC 7592 delete: the registration, its grants revoked and announced first (see retire); false
+     * when the token is not its own.
+     */
     async remove(
       clientId: string,
       registrationToken: string | undefined,
@@ -167,16 +197,20 @@ export function createDynamicRegistrationService(deps: {
       if (!isClientId(clientId) || registrationToken === undefined) return false
       const client = await findDynamicClient(db, clientId, sha256(registrationToken))
       if (!client) return false
-      await db.transaction().execute(async (trx) => {
-        await deleteDynamicClient(trx, clientId)
-        await audit.record(trx, {
-          type: 'client.registration_deleted',
-          actor: { kind: 'client', id: clientId },
-          target: { kind: 'client', id: clientId },
-          clientId,
-          from,
-        })
+      const removed = await db.transaction().execute(async (trx) => {
+        const actor = { kind: 'client' as const, id: clientId }
+        const ids = await retire(trx, [clientId], 'registration_deleted', actor, from)
+        if (ids.length > 0)
+          await audit.record(trx, {
+            type: 'client.registration_deleted',
+            actor,
+            target: { kind: 'client', id: clientId },
+            clientId,
+            from,
+          })
+        return ids.length > 0
       })
+      if (!removed) return false
       deps.removed?.(1)
       deps.changed?.()
       return true
@@ -188,7 +222,8 @@ export function createDynamicRegistrationService(deps: {
       let total = 0
       for (;;) {
         const ids = await db.transaction().execute(async (trx) => {
-          const ids = await deleteUnusedDynamicClients(trx, before, batchSize)
+          const found = await lockUnusedDynamicClients(trx, before, batchSize)
+          const ids = await retire(trx, found, 'registration_expired', SYSTEM)
           if (ids.length > 0)
             await audit.record(
               trx,
@@ -202,7 +237,7 @@ export function createDynamicRegistrationService(deps: {
           return ids
         })
         total += ids.length
-        if (ids.length < batchSize) break
+        if (ids.length === 0 || ids.length < batchSize) break
       }
       if (total > 0) {
         deps.removed?.(total)

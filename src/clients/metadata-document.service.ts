@@ -204,7 +204,11 @@ export function createMetadataDocumentService(deps: MetadataDocumentDeps) {
     const scopeRemoved = before.scopes.some((s) => !client.scopes.includes(s))
     if (added.length === 0 && removed.length === 0 && !scopeRemoved && before.name === client.name) return
     let grantsRevoked = 0
-    if (added.length > 0) grantsRevoked = await deps.grants.revokeAllForClient(client.id, trx, from)
+    if (added.length > 0)
+      grantsRevoked = await deps.grants.revokeAllForClient(client.id, trx, from, {
+        reason: 'client_document_changed',
+        actor,
+      })
     else if (removed.length > 0 || scopeRemoved)
       grantsRevoked = (await deps.grants.narrowForClient(client.id, client.scopes, removed, trx, from))
         .grantsRevoked.length

@@ -14,12 +14,16 @@ export interface RevokedGrant {
  */
 export async function revokeGrantsWhere(
   trx: Kysely<Database>,
-  filter: { clientId?: string; userId?: string; grantId?: string },
+  filter: { clientId?: string; clientIds?: readonly string[]; userId?: string; grantId?: string },
   now: Date,
   reason: string,
 ): Promise<RevokedGrant[]> {
   let query = trx.updateTable('grants').set({ revoked_at: now }).where('revoked_at', 'is', null)
   if (filter.clientId !== undefined) query = query.where('client_id', '=', filter.clientId)
+  if (filter.clientIds !== undefined) {
+    if (filter.clientIds.length === 0) return []
+    query = query.where('client_id', 'in', filter.clientIds)
+  }
   if (filter.userId !== undefined) query = query.where('user_id', '=', filter.userId)
   if (filter.grantId !== undefined) query = query.where('id', '=', filter.grantId)
   const grants = await query.returning(['id', 'user_id', 'client_id']).execute()

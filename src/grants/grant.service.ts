@@ -266,17 +266,45 @@ export function createGrantService(
     },
     /**
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
-     * of a larger transaction; without it, it runs in one of its own.
+     * of a larger transaction; without it, it runs in one of its own. `why`: the operator disabled
+     * it (the default), or its metadata document named a new redirect URI (the client's doing).
      */
-    async revokeAllForClient(clientId: string, trx?: Kysely<Database>, from?: RequestFacts): Promise<number> {
+    async revokeAllForClient(
+      clientId: string,
+      trx?: Kysely<Database>,
+      from?: RequestFacts,
+      why: { reason: 'client_disabled' | 'client_document_changed'; actor: AuditActor } = {
+        reason: 'client_disabled',
+        actor: OPERATOR,
+      },
+    ): Promise<number> {
       const run = async (t: Kysely<Database>) => {
-        const revoked = await revokeGrantsWhere(t, { clientId }, clock.now(), 'client_disabled')
-        await recordRevoked(t, revoked, OPERATOR, 'client_disabled', from)
+        const revoked = await revokeGrantsWhere(t, { clientId }, clock.now(), why.reason)
+        await recordRevoked(t, revoked, why.actor, why.reason, from)
         return revoked
       }
       const ids = await inTransaction(trx, run)
       metricHooks.revoked?.('grant', ids.length)
       return ids.length
+    },
+    /**
+     * Dynamic registrations about to be deleted (RFC 7592 delete, housekeeping): every live grant of
+     * them is revoked first, in the caller's transaction, with a grant.revoked row each naming why
+     * (`registration_deleted`, `registration_expired`), so that the trail and the revocation metric
+     * count them as any revocation. The caller disables the clients first: the feed then announces
+     * one client-disabled event per client (grant events are covered by it).
+     */
+    async revokeAllForRemovedClients(
+      clientIds: readonly string[],
+      reason: 'registration_deleted' | 'registration_expired',
+      actor: AuditActor,
+      trx: Kysely<Database>,
+      from?: RequestFacts,
+    ): Promise<number> {
+      const revoked = await revokeGrantsWhere(trx, { clientIds }, clock.now(), reason)
+      await recordRevoked(trx, revoked, actor, reason, from)
+      metricHooks.revoked?.('grant', revoked.length)
+      return revoked.length
     },
     /**
      * The operator narrowed a client's scopes or removed redirect URIs: what was granted beyond the

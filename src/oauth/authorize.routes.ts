@@ -85,8 +85,14 @@ export function authorizeRoutes(
     target: { clientId: string; redirectUri: string },
   ) {
     const sessionToken = request.cookies[cookies.sessionCookieName]
-    // A native app's redirect URI is never answered without the user (RFC 8252 §8.6).
-    if (!sessionToken || isNativeRedirectUri(target.redirectUri)) return undefined
+    // A native app's redirect URI is never answered without the user (RFC 8252 §8.6). A client_id
+    // URL the trust policy no longer accepts goes the long way too, which refuses it (no query here).
+    if (
+      !sessionToken ||
+      isNativeRedirectUri(target.redirectUri) ||
+      !services.clients.isAcceptedClientId(target.clientId)
+    )
+      return undefined
     const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
     // Resource indicators need their registry looked up, and a required one its refusal: the long way.
     if (

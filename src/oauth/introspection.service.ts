@@ -39,6 +39,8 @@ export function createIntrospectionService(
   config: Pick<Config, 'issuer' | 'accessTokenAudience'>,
   verifier: AccessTokenVerifier,
   accessTokens: Pick<AccessTokenStatusService, 'isAccessTokenLive'>,
+  /** Whether the operator's policy still accepts the token's client (client_id URLs; see ClientService). */
+  isAcceptedClientId: (clientId: string) => boolean = () => true,
 ) {
   async function introspectAccessToken(
     token: string,
@@ -52,6 +54,8 @@ export function createIntrospectionService(
     // resource (the default audience for a caller registered without one): the rule of the APIs'
     // own verifiers (RFC 9068 §4). A token named for another API alone lists nobody else.
     if (!hasAudience(c.aud, caller.resource ?? config.accessTokenAudience)) return INACTIVE
+    // A metadata-document client the policy no longer accepts: its tokens are inactive while it does not.
+    if (!isAcceptedClientId(c.client_id)) return INACTIVE
     const live = await accessTokens.isAccessTokenLive({
       jti: c.jti,
       grantId: c.grant_id,

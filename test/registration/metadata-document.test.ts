@@ -256,6 +256,16 @@ describe('caching', () => {
       .execute()
     expect(rows).toHaveLength(1)
     expect(rows[0]!.details).toMatchObject({ grants_revoked: 1 })
+    // The grant's own row names why, and whose doing it was (the document's, not the operator's).
+    const revoked = await t.database.db
+      .selectFrom('audit_events')
+      .select(['actor_kind', 'details'])
+      .where('client_id', '=', id)
+      .where('event_type', '=', 'grant.revoked')
+      .execute()
+    expect(revoked).toEqual([
+      { actor_kind: 'client', details: expect.objectContaining({ reason: 'client_document_changed' }) },
+    ])
   })
 
   it('keeps serving a kept copy for a bounded time while the document is unreachable', async () => {

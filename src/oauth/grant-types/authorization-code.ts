@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../errors.js'
+import { invalidRequest, unknownClient } from '../../errors.js'
 import { hasNul } from '../../lib/identifiers.js'
 import { isValidCodeVerifier } from '../../lib/pkce.js'
 import { requireParameter } from '../../input/token-parameters.js'
@@ -12,6 +12,9 @@ export const authorizationCodeGrant: GrantType = {
     const code = requireParameter(params, 'code')
     const codeVerifier = requireParameter(params, 'code_verifier')
     const clientId = requireClientId(params)
+    // A client_id URL the operator's policy no longer accepts (metadata documents turned off, its
+    // host denied): its codes are refused as the client is, and stay unused (no database read here).
+    if (!services.clients.isAcceptedClientId(clientId)) throw unknownClient()
     // A malformed verifier is a broken request, refused before the code is touched (not burned).
     if (!isValidCodeVerifier(codeVerifier))
       throw invalidRequest('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, "-", ".", "_", "~".')

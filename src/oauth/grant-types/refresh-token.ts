@@ -21,6 +21,9 @@ export const refreshTokenGrant: GrantType = {
   async handle(params, services, context) {
     const refreshToken = requireParameter(params, 'refresh_token')
     const clientId = requireClientId(params)
+    // A client_id URL the operator's policy no longer accepts: refused before rotating, so the
+    // family is not spent and works again if the operator turns the door back on.
+    if (!services.clients.isAcceptedClientId(clientId)) throw unknownClient()
     const scopes = requestedScopes(params)
     // Looked up before rotating, so an unknown or disabled resource leaves the token unused.
     const named = await namedTokenTarget(services.resourceServers, params.resource, scopes)
