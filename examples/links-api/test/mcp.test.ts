@@ -252,6 +252,10 @@ describe.each([
       expect(link.short_url).toBe(`${linksBase}/${link.slug}`)
       expect(link.tags).toEqual(['promo'])
 
+      // The agent finds it again by a word of its target URL, any case.
+      const found = await client.callTool({ name: 'list_links', arguments: { q: 'AUTUMN' } })
+      expect(found.structuredContent).toMatchObject({ links: [{ id: link.id }], next_cursor: null })
+
       // A visitor follows the short link; the agent reads the statistics.
       const visit = await fetch(link.short_url, { redirect: 'manual' })
       expect(visit.status).toBe(302)
