@@ -517,6 +517,32 @@ describe('HTTP rules of the transport', () => {
     expect(garbled.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
   })
 
+  it('tools/call: an unknown tool is a JSON-RPC error; arguments of the wrong type a tool error naming them', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'mcp-session-id': session }
+    const call = (name: string, args: unknown) => ({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    })
+    const unknown = await post(call('drop_everything', {}), headers)
+    expect(unknown.res.status).toBe(200)
+    expect(unknown.json).toMatchObject({
+      id: 7,
+      error: { code: -32602, message: expect.stringContaining('drop_everything') },
+    })
+    type ToolResult = { isError?: boolean; content: { type: string; text: string }[] }
+    const wrong = (await post(call('create_link', { target_url: 42, tags: 'x' }), headers)).json
+      ?.result as ToolResult
+    expect(wrong.isError).toBe(true)
+    expect(wrong.content[0]!.text).toMatch(/^invalid_request: /)
+    expect(wrong.content[0]!.text).toContain('target_url')
+    expect(wrong.content[0]!.text).toContain('tags')
+    const missing = (await post(call('get_link', {}), headers)).json?.result as ToolResult
+    expect(missing.isError).toBe(true)
+    expect(missing.content[0]!.text).toMatch(/^invalid_request: id: /)
+  })
+
   it('without a token: 401 naming the endpoint’s metadata document', async () => {
     const res = await post(initialize)
     expect(res.res.status).toBe(401)

@@ -55,7 +55,6 @@ interface RpcMessage {
  */
 export function mcpRoutes(deps: McpRouteDeps) {
   const { endpoint, sessions } = deps
-  const prepared = prepareTools(deps.tools)
   const scopesOf = new Map(deps.tools.map((tool) => [tool.name, tool.scopes]))
   const allowedOrigins = new Set(deps.allowedOrigins)
 
@@ -69,6 +68,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   return async (app: FastifyInstance) => {
+    const prepared = await prepareTools(deps.tools)
     app.decorateRequest('mcpAuth', undefined)
     // Errors of this endpoint are JSON-RPC errors (transports §"Sending Messages to the Server").
     app.setErrorHandler((error: FastifyError, request, reply) => {
