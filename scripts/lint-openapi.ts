@@ -42,7 +42,7 @@ function lintServedDocuments(): number {
     const files = {
       'public.openapi.json': publicOpenApiDocument(loadConfig({})),
       'admin.openapi.json': adminOpenApiDocument(),
-      'links-api.openapi.json': linksOpenApiDocument('http://localhost:3002'),
+      'links-api.openapi.json': linksOpenApiDocument('http://localhost:3002', { mcp: true }),
     }
     for (const [name, document] of Object.entries(files))
       writeFileSync(join(dir, name), JSON.stringify(document, null, 2))

@@ -52,7 +52,14 @@ export interface MintedCode {
 export async function mintCode(
   t: TestApp,
   party: Party,
-  options: { scopes?: string[]; clientId?: string; redirectUri?: string; verifier?: string } = {},
+  options: {
+    scopes?: string[]
+    clientId?: string
+    redirectUri?: string
+    verifier?: string
+    /** RFC 8707: the APIs the authorization request named. */
+    resources?: string[]
+  } = {},
 ): Promise<MintedCode> {
   const code = randomToken()
   const verifier = options.verifier ?? randomToken(48)
@@ -65,6 +72,7 @@ export async function mintCode(
     redirectUri: options.redirectUri ?? party.client.redirectUris[0]!,
     scopes: options.scopes ?? party.grant.scopes,
     codeChallenge: s256Challenge(verifier),
+    ...(options.resources ? { resources: options.resources } : {}),
     createdAt: now,
     expiresAt: addSeconds(now, t.config.authCodeTtl),
   })
@@ -85,14 +93,15 @@ export function tokenRequest(t: TestApp, params: Record<string, string>, encodin
   })
 }
 
-/** Exchanges a freshly minted code and returns the token response body. */
-export async function exchangeCode(t: TestApp, party: Party): Promise<TokenBody> {
-  const { code, verifier } = await mintCode(t, party)
+/** Exchanges a freshly minted code (for `resource`, when named) and returns the token response body. */
+export async function exchangeCode(t: TestApp, party: Party, resource?: string): Promise<TokenBody> {
+  const { code, verifier } = await mintCode(t, party, resource ? { resources: [resource] } : {})
   const res = await tokenRequest(t, {
     grant_type: 'authorization_code',
     code,
     code_verifier: verifier,
     client_id: party.client.id,
+    ...(resource ? { resource } : {}),
   })
   if (res.statusCode !== 200) throw new Error(`code exchange failed: ${res.body}`)
   return res.json()

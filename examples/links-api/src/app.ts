@@ -91,7 +91,7 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
   // Jobs left waiting (or by an instance that died) are taken up once the app is ready.
   app.addHook('onReady', async () => imports.runner.start())
   app.addHook('onClose', async () => imports.runner.stop())
-  await app.register(openApiRoute(linksOpenApiDocument(deps.config.publicUrl)))
+  await app.register(openApiRoute(linksOpenApiDocument(deps.config.publicUrl, { mcp: !!deps.mcp })))
   await app.register(redirectRoutes(links))
   await app.register(healthRoutes(deps.db, deps.verifier))
   return app

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { pathParameter } from '../../shared/openapi.js'
 import { GENERIC_FIELDS } from './imports/import-row.js'
+import { MAX_SEARCH_LENGTH } from './links/link-input.js'
+import { mcpOpenApiPaths, mcpSecurityScheme } from './mcp/mcp.openapi.js'
 
 /**
  * The OpenAPI 3.1 document of the links API: every route it serves, described here in one place
@@ -164,7 +166,8 @@ const uploadBody = {
   },
 }
 
-export function linksOpenApiDocument(publicUrl: string) {
+/** `mcp`: the MCP endpoint is served (its registration is configured), so documented too. */
+export function linksOpenApiDocument(publicUrl: string, options: { mcp?: boolean } = {}) {
   return {
     openapi: '3.1.0',
     info: {
@@ -193,6 +196,7 @@ export function linksOpenApiDocument(publicUrl: string) {
             },
           },
         },
+        ...(options.mcp ? { mcpAccessToken: mcpSecurityScheme } : {}),
       },
     },
     paths: {
@@ -215,10 +219,17 @@ export function linksOpenApiDocument(publicUrl: string) {
         },
         get: {
           operationId: 'listLinks',
-          summary: "List the user's links, newest first, optionally by tag, a page at a time.",
+          summary: "List the user's links, newest first, optionally by tag or text, a page at a time.",
           ...bearer('links:read'),
           parameters: [
             { name: 'tag', in: 'query', required: false, schema: { type: 'string' } },
+            {
+              name: 'q',
+              in: 'query',
+              required: false,
+              description: 'Only links whose slug, target URL or title contains this text, in any case.',
+              schema: { type: 'string', minLength: 1, maxLength: MAX_SEARCH_LENGTH },
+            },
             {
               name: 'limit',
               in: 'query',
@@ -436,6 +447,7 @@ export function linksOpenApiDocument(publicUrl: string) {
           responses: { '200': ok('The metadata.', metadataSchema) },
         },
       },
+      ...(options.mcp ? mcpOpenApiPaths() : {}),
       '/healthz': {
         get: {
           operationId: 'liveness',

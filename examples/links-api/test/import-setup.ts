@@ -9,11 +9,14 @@ import {
   type ListeningAuthServer,
   startAuthServer,
 } from '../../../test/helpers/resource.js'
+import { registerApi } from '../../../test/helpers/resource-apis.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
 import { type ApiAnswer, apiCall } from '../../../test/helpers/api-call.js'
 
 /** The links API's resource identifier in these tests (tokens without `resource` carry it). */
 export const LINKS_RESOURCE = 'https://links.example.com/api'
+/** Its MCP endpoint's own resource identifier, registered with linkauth like any API. */
+export const LINKS_MCP_RESOURCE = 'https://links.example.com/mcp'
 
 export interface ImportTestWorld {
   server: ListeningAuthServer
@@ -23,9 +26,13 @@ export interface ImportTestWorld {
   startLinksApi(options?: {
     imports?: Partial<ImportSettings>
     beforeImportBatchCommit?: LinksAppDeps['beforeImportBatchCommit']
+    /** Serve /mcp too, for LINKS_MCP_RESOURCE. */
+    mcp?: boolean
   }): Promise<{ app: FastifyInstance; base: string }>
   /** A new user's access token for the links API with these scopes. */
   tokenFor(scopes: ('links:read' | 'links:write')[]): Promise<string>
+  /** A new user's access token for the MCP endpoint (aud LINKS_MCP_RESOURCE) with these scopes. */
+  mcpTokenFor(scopes: ('links:read' | 'links:write')[]): Promise<string>
   close(): Promise<void>
 }
 
@@ -35,6 +42,7 @@ export async function importTestWorld(): Promise<ImportTestWorld> {
   const linksDb = await createLinksTestDatabase(server.t.database)
   const verifier = await jwksOnlyVerifier(server, { resource: LINKS_RESOURCE })
   const apps: FastifyInstance[] = []
+  let mcpVerifier: ResourceVerifier | undefined
   return {
     server,
     linksDb,
@@ -42,10 +50,21 @@ export async function importTestWorld(): Promise<ImportTestWorld> {
     async startLinksApi(options = {}) {
       const port = await freePort()
       const base = `http://127.0.0.1:${port}`
+      if (options.mcp && !mcpVerifier) {
+        await registerApi(server.t, {
+          name: 'Links API (MCP)',
+          resource: LINKS_MCP_RESOURCE,
+          scopes: ['links:read', 'links:write'],
+        })
+        mcpVerifier = await jwksOnlyVerifier(server, { resource: LINKS_MCP_RESOURCE })
+      }
       const app = await buildLinksApp({
         config: { publicUrl: base, ...(options.imports ? { imports: options.imports } : {}) },
         db: linksDb.db,
         verifier,
+        ...(options.mcp && mcpVerifier
+          ? { mcp: { verifier: mcpVerifier, sessionSecret: 'test session secret, 32 bytes or more' } }
+          : {}),
         ...(options.beforeImportBatchCommit
           ? { beforeImportBatchCommit: options.beforeImportBatchCommit }
           : {}),
@@ -58,8 +77,13 @@ export async function importTestWorld(): Promise<ImportTestWorld> {
       const party = await createParty(server.t, { grantScopes: scopes })
       return (await exchangeCode(server.t, party)).access_token
     },
+    async mcpTokenFor(scopes) {
+      const party = await createParty(server.t, { grantScopes: scopes })
+      return (await exchangeCode(server.t, party, LINKS_MCP_RESOURCE)).access_token
+    },
     async close() {
       for (const app of apps) await app.close()
+      await mcpVerifier?.close()
       await verifier.close()
       await linksDb.close()
       await server.close()

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InvalidRequestError, LinkNotFoundError, SlugTakenError } from '../src/errors.js'
 import { linkInputSchemas, type NewLink } from '../src/links/link-input.js'
@@ -238,6 +239,53 @@ describe('listing', () => {
       { tag: 'even', links: 3 },
       { tag: 'odd', links: 2 },
     ])
+  })
+
+  it('searches slug, target URL and title for a text, any case, wildcards taken literally', async () => {
+    const owner = randomUUID()
+    const tag = randomUUID().slice(0, 8)
+    const spring = await create(owner, { target_url: 'https://shop.example/Spring-Sale', slug: `s-${tag}` })
+    const percent = await create(owner, { target_url: 'https://shop.example/100%25-off', slug: `p-${tag}` })
+    const under = await create(owner, {
+      target_url: 'https://shop.example/a_b',
+      slug: `u-${tag}`,
+      tags: ['x'],
+    })
+    const titled = await create(owner, { target_url: 'https://blog.example/post' })
+    // Titles come with imported links; this one is given its title directly.
+    await sql`update links_api.links set title = ${'Summer SALE notes'} where id = ${titled.id}`.execute(
+      links.db,
+    )
+    // Another user's link matches the text and is never found.
+    await create(randomUUID(), { target_url: 'https://shop.example/spring-sale-elsewhere' })
+    const search = async (q: string, more: Record<string, string> = {}) =>
+      (await service.listLinks(owner, parseInput(schemas.listQuery, { q, ...more }))).links.map((l) => l.id)
+
+    expect(await search('SALE')).toEqual([titled.id, spring.id])
+    expect(await search(`  p-${tag.toUpperCase()} `)).toEqual([percent.id])
+    // %, _ and \ are characters to find, not wildcards: "%" alone matches only the link that has one.
+    expect(await search('%')).toEqual([percent.id])
+    expect(await search('_')).toEqual([under.id])
+    expect(await search('a_b')).toEqual([under.id])
+    expect(await search('\\')).toEqual([])
+    expect(await search("' or 1=1 --")).toEqual([])
+    // With a tag, and paged: the same keyset as the plain list.
+    expect(await search('shop.example', { tag: 'x' })).toEqual([under.id])
+    const first = await service.listLinks(owner, parseInput(schemas.listQuery, { q: 'shop', limit: '2' }))
+    expect(first.links.map((l) => l.id)).toEqual([under.id, percent.id])
+    const rest = await service.listLinks(
+      owner,
+      parseInput(schemas.listQuery, { q: 'shop', limit: '2', cursor: first.nextCursor }),
+    )
+    expect(rest.links.map((l) => l.id)).toEqual([spring.id])
+    expect(rest.nextCursor).toBeUndefined()
+  })
+
+  it('bounds the search text', () => {
+    expect(parseInput(schemas.listQuery, { q: ' sale ' })).toEqual({ q: 'sale', limit: 20 })
+    expect(problemWith('listQuery', { q: '   ' })).toBe('q: must not be empty')
+    expect(problemWith('listQuery', { q: 'x'.repeat(101) })).toBe('q: at most 100 characters')
+    expect(problemWith('listQuery', { q: ['a', 'b'] })).toMatch(/^q: /)
   })
 
   it('bounds the page size and refuses cursors it did not make', () => {

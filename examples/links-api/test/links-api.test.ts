@@ -130,7 +130,7 @@ describe('scopes', () => {
 })
 
 describe('links over HTTP', () => {
-  it('create, read, change, list by tag, tags, delete', async () => {
+  it('create, read, change, list by tag or text, tags, delete', async () => {
     const created = await api('POST', '/api/links', alice.token, {
       target_url: 'https://shop.example/spring',
       slug: 'Spring-Sale',
@@ -163,6 +163,10 @@ describe('links over HTTP', () => {
     expect((all.body.links as { id: string }[]).map((l) => l.id)).toEqual([String(other.body.id), id])
     const promo = await api('GET', '/api/links?tag=promo', alice.token)
     expect((promo.body.links as { id: string }[]).map((l) => l.id)).toEqual([id])
+    const found = await api('GET', '/api/links?q=SPRING', alice.token)
+    expect((found.body.links as { id: string }[]).map((l) => l.id)).toEqual([id])
+    expect((await api('GET', '/api/links?q=%25', alice.token)).body.links).toEqual([])
+    expect((await api('GET', `/api/links?q=${'x'.repeat(101)}`, alice.token)).status).toBe(400)
     const paged = await api('GET', '/api/links?limit=1', alice.token)
     expect(paged.body.next_cursor).toEqual(expect.any(String))
     const next = await api('GET', `/api/links?limit=1&cursor=${String(paged.body.next_cursor)}`, alice.token)

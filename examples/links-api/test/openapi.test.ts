@@ -30,7 +30,7 @@ const exercised = new Set<string>()
 
 beforeAll(async () => {
   w = await importTestWorld()
-  ;({ app } = await w.startLinksApi({ imports: { maxRows: 5 } }))
+  ;({ app } = await w.startLinksApi({ imports: { maxRows: 5 }, mcp: true }))
   doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
   token = await w.tokenFor(['links:read', 'links:write'])
   reader = await w.tokenFor(['links:read'])
@@ -212,6 +212,112 @@ describe('imports', () => {
   })
 })
 
+describe('the MCP endpoint', () => {
+  const accept = 'application/json, text/event-stream'
+  const rpc = (body: unknown, headers: Record<string, string> = {}) => ({
+    url: '/mcp',
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { accept, 'content-type': 'application/json', ...headers },
+  })
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'doc', version: '1' } },
+  }
+  const call = (name: string, args: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  })
+
+  it('JSON-RPC over POST, its refusals, GET and DELETE refused, and its metadata', async () => {
+    const mcpToken = await w.mcpTokenFor(['links:read', 'links:write'])
+    const mcpReader = await w.mcpTokenFor(['links:read'])
+    const started = await check('POST /mcp', { ...rpc(initialize), token: mcpToken }, 200)
+    const session = {
+      'mcp-session-id': String(started.headers['mcp-session-id']),
+      'mcp-protocol-version': '2025-11-25',
+    }
+    const created = await check(
+      'POST /mcp',
+      { ...rpc(call('create_link', { target_url: 'https://oa.example/mcp' }), session), token: mcpToken },
+      200,
+    )
+    expect(created.json().result.structuredContent).toMatchObject({ target_url: 'https://oa.example/mcp' })
+    const found = await check(
+      'POST /mcp',
+      {
+        ...rpc([call('list_links', { q: 'oa.example/MCP' }), { ...call('list_tags', {}), id: 3 }], session),
+        token: mcpToken,
+      },
+      200,
+    )
+    expect(found.json()).toHaveLength(2)
+    await check(
+      'POST /mcp',
+      { ...rpc({ jsonrpc: '2.0', method: 'notifications/initialized' }, session), token: mcpToken },
+      202,
+    )
+    await check('POST /mcp', { ...rpc(call('list_tags', {})), token: mcpToken }, 400)
+    await check('POST /mcp', { ...rpc('{not json', session), token: mcpToken }, 400)
+    await check('POST /mcp', rpc(initialize), 401)
+    await check('POST /mcp', { ...rpc(initialize), token: 'nonsense' }, 401)
+    const readerStarted = await check('POST /mcp', { ...rpc(initialize), token: mcpReader }, 200)
+    const readerSession = {
+      'mcp-session-id': String(readerStarted.headers['mcp-session-id']),
+      'mcp-protocol-version': '2025-11-25',
+    }
+    const stepUp = await check(
+      'POST /mcp',
+      {
+        ...rpc(call('create_link', { target_url: 'https://oa.example/x' }), readerSession),
+        token: mcpReader,
+      },
+      403,
+    )
+    expect(stepUp.json()).toMatchObject({ error: 'insufficient_scope' })
+    const foreign = await check(
+      'POST /mcp',
+      { ...rpc(initialize, { origin: 'http://evil.example' }), token: mcpToken },
+      403,
+    )
+    expect(foreign.json()).toMatchObject({ id: null, error: { code: -32000 } })
+    await check(
+      'POST /mcp',
+      { ...rpc(call('list_tags', {}), { ...session, 'mcp-session-id': 'made-up' }), token: mcpToken },
+      404,
+    )
+    await check('POST /mcp', { ...rpc(initialize, { accept: 'application/json' }), token: mcpToken }, 406)
+    await check(
+      'POST /mcp',
+      { ...rpc({ ...initialize, params: { pad: 'x'.repeat(70 * 1024) } }), token: mcpToken },
+      413,
+    )
+    await check(
+      'POST /mcp',
+      { ...rpc('a=b', { 'content-type': 'application/x-www-form-urlencoded' }), token: mcpToken },
+      415,
+    )
+    for (const method of ['GET', 'DELETE']) {
+      await check(`${method} /mcp`, { url: '/mcp' }, 401)
+      await check(
+        `${method} /mcp`,
+        { url: '/mcp', headers: { origin: 'http://evil.example' }, token: mcpToken },
+        403,
+      )
+      const refused = await check(`${method} /mcp`, { url: '/mcp', headers: session, token: mcpToken }, 405)
+      expect(refused.headers.allow).toBe('POST')
+    }
+    await check(
+      'GET /.well-known/oauth-protected-resource/mcp',
+      { url: '/.well-known/oauth-protected-resource/mcp' },
+      200,
+    )
+  })
+})
+
 describe('discovery and health', () => {
   it('metadata, liveness, readiness', async () => {
     await check(
@@ -244,7 +350,7 @@ describe('coverage', () => {
         })
         return { status: run.status, output: `${run.stdout}${run.stderr}` }
       }
-      const good = lint(linksOpenApiDocument('http://localhost:3002'))
+      const good = lint(linksOpenApiDocument('http://localhost:3002', { mcp: true }))
       expect(good.status, good.output).toBe(0)
       const broken = linksOpenApiDocument('http://localhost:3002') as {
         paths: Record<string, Record<string, object>>

@@ -21,6 +21,8 @@ const tags = z
   .transform((list) => [...new Set(list)])
 
 const MAX_PAGE = 100
+/** A search is a few words typed by a person (or a model): longer is not a search. */
+export const MAX_SEARCH_LENGTH = 100
 
 /** List cursors are opaque to clients: the position (seq) of the last link of the page, base64url. */
 export function encodeCursor(seq: number): string {
@@ -58,6 +60,12 @@ export function linkInputSchemas(publicUrl: string) {
       .refine((c) => c.target_url !== undefined || c.tags !== undefined, 'name target_url or tags to change'),
     listQuery: z.strictObject({
       tag: z.string().transform(normalizeTag).pipe(ruled(tagProblem)).optional(),
+      q: z
+        .string({ error: 'must be a string' })
+        .trim()
+        .min(1, 'must not be empty')
+        .max(MAX_SEARCH_LENGTH, `at most ${MAX_SEARCH_LENGTH} characters`)
+        .optional(),
       limit: z
         .string()
         .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${MAX_PAGE}`)

@@ -66,14 +66,39 @@ export async function findOwnedLink(db: Db, ownerId: string, id: string): Promis
   return row && toLink(row)
 }
 
-/** One page of the owner's links, newest first: `limit` of them after `beforeSeq`, optionally with `tag`. */
+/** `text` as a LIKE pattern that matches it literally: `%`, `_` and the escape `\` escaped. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`)
+}
+
+/**
+ * One page of the owner's links, newest first: `limit` of them after `beforeSeq`, optionally with
+ * `tag`, and optionally only those whose slug, target URL or title contains `search` (any case; a
+ * parameter, its wildcards escaped). The search walks the owner's links in the order of their
+ * (owner_id, seq) index and stops at `limit` matches: its cost is bounded by one user's links.
+ */
 export async function listOwnedLinks(
   db: Db,
   ownerId: string,
-  page: { tag?: string | undefined; beforeSeq?: number | undefined; limit: number },
+  page: {
+    tag?: string | undefined
+    search?: string | undefined
+    beforeSeq?: number | undefined
+    limit: number
+  },
 ): Promise<ListedLink[]> {
   let query = db.selectFrom('links').selectAll().where('owner_id', '=', ownerId)
   if (page.tag !== undefined) query = query.where('tags', '@>', sql<string[]>`array[${page.tag}]::text[]`)
+  if (page.search !== undefined) {
+    const pattern = `%${likeLiteral(page.search)}%`
+    query = query.where((eb) =>
+      eb.or([
+        eb('slug', 'ilike', pattern),
+        eb('target_url', 'ilike', pattern),
+        eb('title', 'ilike', pattern),
+      ]),
+    )
+  }
   if (page.beforeSeq !== undefined) query = query.where('seq', '<', page.beforeSeq)
   const rows = await query.orderBy('seq', 'desc').limit(page.limit).execute()
   return rows.map((row) => ({ link: toLink(row), seq: Number(row.seq) }))

@@ -39,7 +39,7 @@ export function statsJson(stats: LinkStats) {
   }
 }
 
-/** The owner's short links: create, list (by tag, paged), read, change, delete, and their statistics. */
+/** The owner's short links: create, list (by tag or text, paged), read, change, delete, and their statistics. */
 export function linkRoutes(links: LinkService, schemas: LinkInputSchemas, publicUrl: string) {
   const json = (link: Link) => linkJson(link, publicUrl)
   const linkId = (request: FastifyRequest) => (request.params as { id: string }).id

@@ -94,6 +94,7 @@ export function createLinkService({ db, clock }: LinkServiceDeps) {
       // One more than asked tells whether another page follows, without a count.
       const rows = await listOwnedLinks(db, ownerId, {
         tag: query.tag,
+        search: query.q,
         beforeSeq: query.cursor,
         limit: query.limit + 1,
       })

@@ -72,18 +72,28 @@ export function linkTools(links: LinkService, schemas: LinkInputSchemas, publicU
     {
       name: 'list_links',
       title: 'List short links',
-      description: 'The newest short links first, optionally only those with a tag; paged with cursor.',
+      description:
+        'The newest short links first, optionally only those with a tag or whose slug, target URL or ' +
+        'title contains a text; paged with cursor.',
       ...READ,
       readOnly: true,
       inputSchema: {
         tag: z.string().optional().describe('Only links with this tag.'),
+        q: z
+          .string()
+          .optional()
+          .describe(
+            'A search: only links whose slug, target URL or title contains this text (any case, 1 to 100 characters).',
+          ),
         limit: z.number().int().optional().describe('Links per page, 1 to 100 (default 20).'),
         cursor: z.string().optional().describe('next_cursor of the previous page.'),
       },
       outputSchema: { links: z.array(z.object(linkShape)), next_cursor: z.string().nullable() },
       run: async (owner, args) => {
+        // The REST twin's query parameters (limit as its string).
         const query = given({ ...args, limit: args.limit === undefined ? undefined : String(args.limit) }, [
           'tag',
+          'q',
           'limit',
           'cursor',
         ])

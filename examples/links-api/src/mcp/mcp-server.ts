@@ -1,70 +1,104 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv'
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type ListToolsResult,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
+import { InvalidRequestError } from '../errors.js'
 import { type LinkTool, toolError } from './link-tools.js'
 
 /** The server's name and version in the initialize answer. */
 const SERVER_INFO = { name: 'linkauth-links-api', title: 'Short links', version: '1.0.0' }
 
 const INSTRUCTIONS =
-  'Short links of the signed-in user: create them, list them by tag, read their click statistics. ' +
-  'Tools that change links need the links:write scope, the others links:read.'
+  'Short links of the signed-in user: create them, list them, search them by tag or text, read their ' +
+  'click statistics. Tools that change links need the links:write scope, the others links:read.'
 
-/**
- * One JSON Schema validator for every server: the SDK makes a new Ajv per server unless given one,
- * which was most of the cost of a call (a server is made per request).
- */
-const validator = new AjvJsonSchemaValidator()
-
-/** A tool's SDK registration, built once: each request's server only registers it. */
-interface PreparedTool {
-  tool: LinkTool
-  config: {
-    title: string
-    description: string
-    inputSchema: z.ZodObject
-    outputSchema: z.ZodObject
-    annotations: { readOnlyHint: boolean; destructiveHint: boolean }
-    _meta: Record<string, unknown>
-  }
+const OPTIONS = {
+  capabilities: { tools: { listChanged: true } },
+  instructions: INSTRUCTIONS,
+  // One JSON Schema validator for every server: the SDK makes a new Ajv per server unless given one.
+  jsonSchemaValidator: new AjvJsonSchemaValidator(),
 }
 
-/** The tools' schemas as zod objects, made once for the process (a server is made per request). */
-export function prepareTools(tools: readonly LinkTool[]): PreparedTool[] {
-  return tools.map((tool) => ({
-    tool,
-    config: {
-      title: tool.title,
-      // The tool list says what each tool needs: in words for the model, in _meta for programs.
-      description: `${tool.description} Needs the ${tool.scopes.join(' and ')} scope.`,
-      inputSchema: z.object(tool.inputSchema),
-      outputSchema: z.object(tool.outputSchema),
-      annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.name === 'delete_link' },
-      _meta: { 'linkauth/scopes': [...tool.scopes] },
-    },
-  }))
+/** The tools, made once for the process (a server is made per request). */
+export interface PreparedTools {
+  byName: ReadonlyMap<string, { tool: LinkTool; args: z.ZodObject }>
+  /** The tools/list answer, as the SDK's McpServer writes it for these tools. */
+  list: ListToolsResult
+}
+
+/**
+ * The tools once: their registration with an McpServer of the SDK, whose tools/list answer (the JSON
+ * Schemas of input and output, annotations, _meta) is read once through an in-memory client and
+ * answered as is by every request's server.
+ */
+export async function prepareTools(tools: readonly LinkTool[]): Promise<PreparedTools> {
+  const described = new McpServer(SERVER_INFO, OPTIONS)
+  const byName = new Map<string, { tool: LinkTool; args: z.ZodObject }>()
+  for (const tool of tools) {
+    const args = z.object(tool.inputSchema)
+    byName.set(tool.name, { tool, args })
+    described.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        // The tool list says what each tool needs: in words for the model, in _meta for programs.
+        description: `${tool.description} Needs the ${tool.scopes.join(' and ')} scope.`,
+        inputSchema: args,
+        outputSchema: z.object(tool.outputSchema),
+        annotations: { readOnlyHint: tool.readOnly, destructiveHint: tool.name === 'delete_link' },
+        _meta: { 'linkauth/scopes': [...tool.scopes] },
+      },
+      () => ({ content: [] }),
+    )
+  }
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const client = new Client({ name: 'tool-list', version: '1' })
+  await described.connect(serverSide)
+  await client.connect(clientSide)
+  const list = await client.listTools()
+  await client.close()
+  await described.close()
+  return { byName, list: { tools: list.tools } }
 }
 
 /**
  * The MCP server of one request, acting for `owner` (the token's user). The transport is stateless
  * (a new server per request, as the SDK's stateless examples do), so every instance of the API can
- * answer every request; the tools answer their REST twin's JSON as structured content, and the same
- * JSON as text for clients that read only text.
+ * answer every request. It is the SDK's low-level Server with two handlers: tools/list answers the
+ * list made once, tools/call checks the arguments' types against the tool's input schema (its
+ * REST twin's zod rules then check the values, once) and answers the REST answer's JSON as
+ * structured content, and the same JSON as text (tools spec: SHOULD, for clients that read only
+ * text). The structured content is the REST route's own JSON, made by the same function.
  */
-export function linksMcpServer(prepared: readonly PreparedTool[], owner: string): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {} },
-    instructions: INSTRUCTIONS,
-    jsonSchemaValidator: validator,
+export function linksMcpServer(prepared: PreparedTools, owner: string): Server {
+  // Server is the SDK's documented low-level API ("for advanced use cases"): McpServer would register
+  // seven tools and convert their schemas on every request, and validate each call's input twice.
+  const server = new Server(SERVER_INFO, OPTIONS)
+  server.setRequestHandler(ListToolsRequestSchema, () => prepared.list)
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const entry = prepared.byName.get(request.params.name)
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`)
+    const args = entry.args.safeParse(request.params.arguments ?? {})
+    if (!args.success)
+      return toolError(
+        new InvalidRequestError(args.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')),
+      )
+    try {
+      const result = await entry.tool.run(owner, args.data)
+      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
+    } catch (err) {
+      return toolError(err)
+    }
   })
-  for (const { tool, config } of prepared)
-    server.registerTool(tool.name, config, async (args: Record<string, unknown>) => {
-      try {
-        const result = await tool.run(owner, args)
-        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
-      } catch (err) {
-        return toolError(err)
-      }
-    })
   return server
 }

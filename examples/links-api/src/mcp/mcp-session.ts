@@ -16,6 +16,12 @@ export interface McpSessions {
 }
 
 const MAC_LENGTH = 24
+/**
+ * Session ids already checked for a user and client, so that an agent's every call does not cost an
+ * HMAC: the key is the whole id with the user and client, so nothing unchecked can match. Bounded:
+ * the oldest entry goes first.
+ */
+const CHECKED_MAX = 10_000
 
 /**
  * `secret`: the same on every instance (they must recognise each other's sessions); the links API
@@ -28,6 +34,7 @@ export function mcpSessions(secret: string | Buffer): McpSessions {
       .update(`${nonce}\n${user.sub}\n${user.client_id}`)
       .digest()
       .subarray(0, MAC_LENGTH)
+  const checked = new Set<string>()
   return {
     start(user) {
       const nonce = randomBytes(18).toString('base64url')
@@ -36,8 +43,13 @@ export function mcpSessions(secret: string | Buffer): McpSessions {
     belongsTo(id, user) {
       const match = /^([A-Za-z0-9_-]{24})\.([A-Za-z0-9_-]{32})$/.exec(id)
       if (!match) return false
+      const key = `${id}\n${user.sub}\n${user.client_id}`
+      if (checked.has(key)) return true
       const given = Buffer.from(match[2]!, 'base64url')
-      return given.length === MAC_LENGTH && timingSafeEqual(given, mac(match[1]!, user))
+      if (given.length !== MAC_LENGTH || !timingSafeEqual(given, mac(match[1]!, user))) return false
+      if (checked.size >= CHECKED_MAX) checked.delete(checked.values().next().value!)
+      checked.add(key)
+      return true
     },
   }
 }

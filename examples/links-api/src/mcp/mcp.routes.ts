@@ -22,6 +22,8 @@ export interface McpRouteDeps {
 export const MCP_PATH = '/mcp'
 /** A tools/call with the longest target and ten tags is under 4 KiB; 64 KiB is plenty. */
 export const MCP_BODY_LIMIT = 64 * 1024
+/** The request headers the SDK's transport reads (the body is handed to it already parsed). */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -53,7 +55,6 @@ interface RpcMessage {
  */
 export function mcpRoutes(deps: McpRouteDeps) {
   const { endpoint, sessions } = deps
-  const prepared = prepareTools(deps.tools)
   const scopesOf = new Map(deps.tools.map((tool) => [tool.name, tool.scopes]))
   const allowedOrigins = new Set(deps.allowedOrigins)
 
@@ -67,6 +68,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
   }
 
   return async (app: FastifyInstance) => {
+    const prepared = await prepareTools(deps.tools)
     app.decorateRequest('mcpAuth', undefined)
     // Errors of this endpoint are JSON-RPC errors (transports §"Sending Messages to the Server").
     app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -131,27 +133,31 @@ export function mcpRoutes(deps: McpRouteDeps) {
         return reply.code(refusal.status).headers(refusal.headers).send(refusal.body)
       }
 
+      // A server and a transport for this request alone (the SDK refuses to reuse a stateless
+      // transport, and a server serves one transport at a time). They are not closed: in JSON mode
+      // the transport has answered every request of the body when handleRequest resolves, and
+      // keeps nothing after; closing would only make the SDK build a ConnectionClosed error (a
+      // stack trace) per request for handlers that are all done. Both are garbage after this.
       const server = linksMcpServer(prepared, claims.sub)
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      try {
-        await server.connect(transport)
-        const headers = new Headers()
-        for (const name of ['accept', 'content-type', 'mcp-protocol-version']) {
-          const value = request.headers[name]
-          if (typeof value === 'string') headers.set(name, value)
-        }
-        const answer = await transport.handleRequest(
-          new Request(`${endpoint.resource}`, { method: 'POST', headers }),
-          { parsedBody: request.body, authInfo: authInfoOf(token, claims, endpoint.resource) },
-        )
-        const body = await answer.text()
-        reply.code(answer.status).header('cache-control', 'no-store')
-        answer.headers.forEach((value, name) => void reply.header(name, value))
-        if (initializing && answer.ok) reply.header('mcp-session-id', sessions.start(claims))
-        return reply.send(body === '' ? undefined : body)
-      } finally {
-        await server.close()
+      await server.connect(transport)
+      const headers: Record<string, string> = {}
+      for (const name of TRANSPORT_HEADERS) {
+        const value = request.headers[name]
+        if (typeof value === 'string') headers[name] = value
       }
+      const answer = await transport.handleRequest(
+        new Request(endpoint.resource, { method: 'POST', headers }),
+        {
+          parsedBody: request.body,
+          authInfo: authInfoOf(token, claims, endpoint.resource),
+        },
+      )
+      const body = await answer.text()
+      reply.code(answer.status).header('cache-control', 'no-store')
+      answer.headers.forEach((value, name) => void reply.header(name, value))
+      if (initializing && answer.ok) reply.header('mcp-session-id', sessions.start(claims))
+      return reply.send(body === '' ? undefined : body)
     })
   }
 }

@@ -1,0 +1,177 @@
+import { z } from 'zod'
+import { MCP_BODY_LIMIT, MCP_PATH } from './mcp.routes.js'
+
+/**
+ * The MCP endpoint in the links API's OpenAPI document: one JSON-RPC route (its messages are the MCP
+ * specification's, not described again here), its HTTP answers as mcp.routes.ts gives them, and its
+ * RFC 9728 document. Its tokens are for its own resource identifier, hence a security scheme of its own.
+ */
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any' })
+  return rest
+}
+
+const json = (description: string, schema: z.ZodType) => ({
+  description,
+  content: { 'application/json': { schema: jsonSchema(schema) } },
+})
+
+const rpcId = z.union([z.string(), z.number().int()])
+
+/** A JSON-RPC 2.0 message (request, notification or response); its params are MCP's. */
+const rpcMessage = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: rpcId.optional().meta({ description: 'Absent on a notification.' }),
+  method: z.string().optional().meta({ description: 'initialize, tools/list, tools/call, ping, …' }),
+  params: z.record(z.string(), z.unknown()).optional(),
+})
+
+const rpcResponse = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  id: rpcId,
+  result: z.record(z.string(), z.unknown()).optional(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+})
+
+/** A refusal before any message was read: a JSON-RPC error without an id. */
+const rpcError = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.null(),
+  error: z.object({ code: z.number().int(), message: z.string() }),
+})
+
+/** RFC 6750: the token's refusal, as on the REST routes (WWW-Authenticate names the metadata). */
+const tokenError = z.object({ error: z.string(), error_description: z.string() })
+
+const rpcRefusal = (description: string) => json(description, rpcError)
+const tokenRefusal = json(
+  'invalid_token: no token, or one expired, revoked, or for another resource (the REST API’s among them); ' +
+    'WWW-Authenticate names /.well-known/oauth-protected-resource/mcp.',
+  tokenError,
+)
+const unavailable = json(
+  'temporarily_unavailable: the token cannot be checked right now; retry after Retry-After seconds.',
+  tokenError,
+)
+const sessionHeader = {
+  name: 'Mcp-Session-Id',
+  in: 'header',
+  required: false,
+  description:
+    'The session id the initialize answer gave; required on every other request. It is bound to the token’s user and client.',
+  schema: { type: 'string' },
+}
+const versionHeader = {
+  name: 'MCP-Protocol-Version',
+  in: 'header',
+  required: false,
+  description: 'The negotiated protocol revision (2025-11-25), on every request after initialize.',
+  schema: { type: 'string' },
+}
+const mcpToken = { security: [{ mcpAccessToken: [] as string[] }] }
+/** GET and DELETE: the token is checked first, then the method is refused. */
+const notAllowed = (operationId: string, summary: string) => ({
+  operationId,
+  summary,
+  ...mcpToken,
+  responses: {
+    '401': tokenRefusal,
+    '403': rpcRefusal('A browser Origin that may not call the endpoint (DNS rebinding).'),
+    '405': rpcRefusal('Not allowed (Allow: POST).'),
+  },
+})
+
+export const mcpSecurityScheme = {
+  type: 'oauth2',
+  description:
+    'An access token from linkauth for the MCP endpoint’s own resource identifier (its URL, RFC 8707), ' +
+    'as Bearer (RFC 6750) or DPoP (RFC 9449). Tokens for /api are refused here and these there.',
+  flows: {
+    authorizationCode: {
+      authorizationUrl: '/oauth/authorize',
+      tokenUrl: '/api/oauth/token',
+      scopes: {
+        'links:read': 'Call the tools that read links (list_links, get_link, link_stats, list_tags).',
+        'links:write': 'Call the tools that change links (create_link, update_link, delete_link).',
+      },
+    },
+  },
+}
+
+export const mcpMetadataSchema = z.object({
+  resource: z.string(),
+  authorization_servers: z.array(z.string()),
+  scopes_supported: z.array(z.string()),
+  bearer_methods_supported: z.array(z.string()),
+  resource_name: z.string(),
+  dpop_signing_alg_values_supported: z.array(z.string()).optional(),
+  dpop_bound_access_tokens_required: z.boolean().optional(),
+})
+
+export function mcpOpenApiPaths() {
+  return {
+    [MCP_PATH]: {
+      post: {
+        operationId: 'mcp',
+        summary: 'The MCP endpoint for AI agents (Streamable HTTP, JSON-RPC 2.0, revision 2025-11-25).',
+        description:
+          'One JSON-RPC message or a batch, answered as JSON (never a stream). initialize opens a session ' +
+          '(Mcp-Session-Id in the answer); tools/list and tools/call follow with it. Any valid token may ' +
+          'initialize and list the tools; a tools/call needs the scope of the tool (links:read or links:write, ' +
+          'named in each tool’s _meta["linkauth/scopes"]), else 403 insufficient_scope naming the scope to ' +
+          'ask for. Accept must list application/json and text/event-stream.',
+        ...mcpToken,
+        parameters: [sessionHeader, versionHeader],
+        requestBody: {
+          required: true,
+          description: `At most ${MCP_BODY_LIMIT / 1024} KiB.`,
+          content: {
+            'application/json': { schema: jsonSchema(z.union([rpcMessage, z.array(rpcMessage)])) },
+          },
+        },
+        responses: {
+          '200': {
+            ...json(
+              'The answers to the requests of the body (one, or a batch); a failed tool is a result with isError.',
+              z.union([rpcResponse, z.array(rpcResponse)]),
+            ),
+            headers: {
+              'Mcp-Session-Id': {
+                description: 'On the answer to initialize: the session id to send from then on.',
+                schema: { type: 'string' },
+              },
+            },
+          },
+          '202': {
+            description: 'The body held only notifications or responses: accepted, nothing to answer.',
+          },
+          '400': rpcRefusal(
+            'No Mcp-Session-Id, an unsupported MCP-Protocol-Version, or a body that is not JSON or not JSON-RPC.',
+          ),
+          '401': tokenRefusal,
+          '403': json(
+            'insufficient_scope (RFC 6750, WWW-Authenticate with scope and resource_metadata: step up), or a ' +
+              'JSON-RPC error for a browser Origin that may not call the endpoint (DNS rebinding).',
+            z.union([tokenError, rpcError]),
+          ),
+          '404': rpcRefusal('Session not found: an id this service never issued, or another user’s.'),
+          '406': rpcRefusal('Accept does not list both application/json and text/event-stream.'),
+          '413': rpcRefusal(`The body is larger than ${MCP_BODY_LIMIT / 1024} KiB.`),
+          '415': rpcRefusal('The body is not application/json.'),
+          '503': unavailable,
+        },
+      },
+      get: notAllowed('mcpStream', 'No stream of server-initiated messages: 405 once the token is checked.'),
+      delete: notAllowed('mcpEndSession', 'Sessions are kept by no one, so none is ended: 405.'),
+    },
+    '/.well-known/oauth-protected-resource/mcp': {
+      get: {
+        operationId: 'mcpProtectedResourceMetadata',
+        summary: 'RFC 9728 metadata of the MCP endpoint (its own resource identifier): linkauth, the scopes.',
+        security: [] as never[],
+        responses: { '200': json('The metadata.', mcpMetadataSchema) },
+      },
+    },
+  }
+}
