@@ -150,54 +150,8 @@ export async function insertAuthorizationCodeUnderLiveGrant(
   return row?.grant_id
 }
 
-export type CodeForSession = Omit<CodeUnderLiveGrant, 'userId'> & { sessionTokenHash: string }
-
-const codeForSession = prepareStatement((db, code: CodeForSession) =>
-  db
-    .insertInto('authorization_codes')
-    .columns(CODE_COLUMNS)
-    .expression((eb) =>
-      eb
-        .selectFrom('sign_in_sessions as s')
-        .innerJoin('grants as g', 'g.user_id', 's.user_id')
-        .innerJoin('clients as c', 'c.id', 'g.client_id')
-        .select([
-          eb.val(code.codeHash).as('code_hash'),
-          'g.client_id',
-          'g.user_id',
-          'g.id',
-          eb.val(code.redirectUri).as('redirect_uri'),
-          sql<string[]>`${code.scopes}::text[]`.as('scopes'),
-          eb.val(code.codeChallenge).as('code_challenge'),
-          eb.val(code.createdAt).as('created_at'),
-          eb.val(code.expiresAt).as('expires_at'),
-          sql<string | null>`${code.dpopJkt}::text`.as('dpop_jkt'),
-        ])
-        .where('s.token_hash', '=', code.sessionTokenHash)
-        .where('s.expires_at', '>', code.createdAt)
-        .where('g.client_id', '=', code.clientId)
-        .where('g.revoked_at', 'is', null)
-        .where(sql<boolean>`g.scopes @> ${code.scopes}::text[]`)
-        .where('c.disabled_at', 'is', null)
-        // A metadata document's stale copy is read again by the long way first.
-        .where(sql<boolean>`(c.document_expires_at is null or c.document_expires_at > ${code.createdAt})`)
-        .where(sql<boolean>`${code.redirectUri}::text = any(c.redirect_uris)`)
-        .where(sql<boolean>`c.scopes @> ${code.scopes}::text[]`),
-    )
-    .returning('grant_id'),
-)
-
-/**
- * The whole of a returning user's authorization in one statement: inserts the code only when the
- * browser's session (by its token's hash) is live, the client is enabled, redirect_uri is exactly one
- * of its registered URIs, the client is registered for every requested scope, and the session user's
- * live grant to the client covers them all. Undefined (and nothing written) otherwise: the caller
- * then finds out which of these failed the long way, and answers accordingly.
- */
-export async function insertAuthorizationCodeForSession(
-  db: Kysely<Database>,
-  code: CodeForSession,
-): Promise<string | undefined> {
-  const [row] = await codeForSession.execute(db, { ...code, dpopJkt: code.dpopJkt ?? null })
-  return row?.grant_id
-}
+export {
+  type CodeForSession,
+  insertAuthorizationCodeForSession,
+  insertAuthorizationCodesForSessions,
+} from './code-for-session.repository.js'

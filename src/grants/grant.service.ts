@@ -15,7 +15,9 @@ import { sha256 } from '../lib/secrets.js'
 import {
   type CodeUnderLiveGrant,
   insertAuthorizationCode,
+  type CodeForSession,
   insertAuthorizationCodeForSession,
+  insertAuthorizationCodesForSessions,
   insertAuthorizationCodeUnderLiveGrant,
 } from './authorization-code.repository.js'
 import { redirectUriMatches } from '../clients/redirect-uri.js'
@@ -88,6 +90,12 @@ export function createGrantService(
   metricHooks: GrantMetricHooks = {},
   audit: AuditRecorder = NO_AUDIT,
 ) {
+  // Concurrent authorizations of returning users share one statement (see batchedWrite).
+  const insertForSessionShared = batchedWrite({
+    single: (code: CodeForSession) => insertAuthorizationCodeForSession(db, code),
+    many: (codes) => insertAuthorizationCodesForSessions(db, codes),
+    key: (code) => code.codeHash,
+  })
   // Concurrent exchanges of distinct codes share one statement (see batchedWrite).
   const redeemShared = batchedWrite({
     single: (values: Parameters<typeof redeemAuthorizationCodeRow>[1]) =>
@@ -242,10 +250,7 @@ export function createGrantService(
       request: Omit<CodeRequest, 'userId'>,
       sessionTokenHash: string,
     ): Promise<IssuedCode | undefined> {
-      return issueUnder(
-        (fields) => insertAuthorizationCodeForSession(db, { ...fields, sessionTokenHash }),
-        request,
-      )
+      return issueUnder((fields) => insertForSessionShared({ ...fields, sessionTokenHash }), request)
     },
 
     /**

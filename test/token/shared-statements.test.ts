@@ -5,6 +5,8 @@ import { batchedWrite } from '../../src/db/batched-write.js'
 import { createRefreshTokenService } from '../../src/grants/refresh-token.service.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { createGrantService } from '../../src/grants/grant.service.js'
+import { insertSession } from '../../src/accounts/session.repository.js'
+import { s256Challenge } from '../../src/lib/pkce.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { testEngine } from '../helpers/database.js'
 import { createParty, exchangeCode, jwtClaims, mintCode, type Party } from '../helpers/fixtures.js'
@@ -66,6 +68,7 @@ describe(`token requests in one statement (${testEngine()})`, () => {
   let party: Party
   let rotationStatements = 0
   let redemptionStatements = 0
+  let authorizeStatements = 0
   /** The app's database handle, counting the rotation statements it runs (prepared: executeQuery). */
   const counted = (db: Kysely<Database>): Kysely<Database> =>
     new Proxy(db, {
@@ -77,6 +80,7 @@ describe(`token requests in one statement (${testEngine()})`, () => {
         return (query: CompiledQuery) => {
           if (query.sql.includes('update refresh_tokens as t')) rotationStatements++
           if (query.sql.includes('update authorization_codes as c')) redemptionStatements++
+          if (query.sql.includes('join sign_in_sessions as s')) authorizeStatements++
           return target.executeQuery(query)
         }
       },
@@ -167,5 +171,45 @@ describe(`token requests in one statement (${testEngine()})`, () => {
     expect(codes.filter((c) => c.consumed_at !== null)).toHaveLength(11)
     expect(codes.filter((c) => c.family_id !== null)).toHaveLength(10)
     await expectInvariants(t.database.db)
+  })
+
+  it("issues 10 returning users' codes at once with one statement; an unknown session among them gets none", async () => {
+    const token = randomToken()
+    const now = t.clock.now()
+    await insertSession(t.database.db, {
+      tokenHash: sha256(token),
+      userId: party.userId,
+      csrfSecret: randomToken(),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + 3_600_000),
+    })
+    const grants = createGrantService(counted(t.database.db), t.clock, t.config)
+    authorizeStatements = 0
+    const request = {
+      clientId: party.client.id,
+      redirectUri: party.client.redirectUris[0]!,
+      scopes: ['links:read'],
+      codeChallenge: s256Challenge(randomToken(48)),
+    }
+    const issued = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        grants.issueCodeForSession(request, sha256(i === 6 ? randomToken() : token)),
+      ),
+    )
+    expect(authorizeStatements).toBe(1)
+    expect(issued[6]).toBeUndefined()
+    const codes = issued.filter((c) => c !== undefined)
+    expect(codes).toHaveLength(9)
+    const stored = await t.database.db
+      .selectFrom('authorization_codes')
+      .select(['code_hash', 'grant_id', 'scopes'])
+      .where(
+        'code_hash',
+        'in',
+        codes.map((c) => sha256(c.code)),
+      )
+      .execute()
+    expect(stored).toHaveLength(9)
+    for (const row of stored) expect(row).toMatchObject({ grant_id: party.grant.id, scopes: ['links:read'] })
   })
 })
