@@ -1,9 +1,22 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
-import type { CodeUnderLiveGrant } from './authorization-code.repository.js'
 
-export type CodeForSession = Omit<CodeUnderLiveGrant, 'userId'> & { sessionTokenHash: string }
+/** A returning user's code (authorization-code.repository's CodeUnderLiveGrant, by session, not user). */
+export interface CodeForSession {
+  codeHash: string
+  clientId: string
+  redirectUri: string
+  scopes: string[]
+  codeChallenge: string
+  createdAt: Date
+  expiresAt: Date
+  /** Not stored by this statement: a request naming resources takes the long way. */
+  resources?: string[]
+  /** RFC 9449 §10: the authorization request's dpop_jkt; null or left out: none. */
+  dpopJkt?: string | null
+  sessionTokenHash: string
+}
 
 /** CodeForSession as columns: the statement takes a list of codes (batchedWrite). */
 interface CodeColumns {

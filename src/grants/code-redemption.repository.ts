@@ -5,7 +5,7 @@ import { isSubset } from '../lib/scopes.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
 import { type RefreshTokenIssue, resourceRefusal } from './refresh-token.repository.js'
-import { servingResourcesOf } from '../resource-servers/resource-server.repository.js'
+import { servingResourcesOf } from './serving-resources.js'
 
 export interface CodeRedemptionRow {
   /** False when the client is unknown or disabled: then nothing was consumed or written. */

@@ -1,8 +1,46 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
-import { servingResourcesOf } from '../resource-servers/resource-server.repository.js'
-import type { RefreshRotation, RefreshTokenIssue } from './refresh-token.repository.js'
+import { servingResourcesOf } from './serving-resources.js'
+
+/** The facts of a refresh token an access token is issued from. */
+export interface RefreshTokenIssue {
+  familyId: string
+  grantId: string
+  userId: string
+  clientId: string
+  scopes: string[]
+  /** RFC 8707 resources of the authorization (the family's): what a token may be issued for. */
+  resources: string[]
+  /**
+   * Read by the issuing statement when the token is asked for without `resource` and the
+   * authorization names none: the enabled APIs serving one of `scopes` (servingResourcesOf), its
+   * access token's `aud` list. Undefined otherwise.
+   */
+  servingResources?: string[] | undefined
+}
+
+export interface RefreshRotation {
+  tokenHash: string
+  newTokenHash: string
+  clientId: string
+  /** null keeps the family's scopes (RFC 6749 §6). */
+  requestedScopes: string[] | null
+  /** The token request's `resource` (RFC 8707), null when none was named. */
+  resource: string | null
+  /** RFC 9449: the thumbprint of the request's DPoP key, null without a proof (see dpop-binding.ts). */
+  dpopJkt: string | null
+  now: Date
+  /** A token spent after this instant may be presented again (the retry window); null: no window. */
+  retryWindowStart: Date | null
+  /**
+   * The successor, sealed for the retry window (bound to tokenHash): stored on the presented token
+   * when this rotates it, so that a retry is answered with the same successor. Null: no window.
+   */
+  successorSealed: string | null
+  newTokenExpiresAt: Date
+  touchGrantBefore: Date
+}
 
 /**
  * How many answers one spent refresh token gives inside the retry window (REFRESH_REUSE_WINDOW),

@@ -92,11 +92,12 @@ export interface TokenAudience {
  */
 export function createTokenAudiences(
   config: Pick<Config, 'accessTokenAudience' | 'requireResource'>,
-  finder: Pick<ResourceServerService, 'findTargets' | 'findServingResources'>,
+  finder: Pick<ResourceServerService, 'findTargets'>,
 ) {
-  async function forAllServing(scopes: string[], known: string[] | undefined): Promise<TokenAudience> {
+  function forAllServing(scopes: string[], serving: string[] | undefined): TokenAudience {
     if (config.requireResource) throw invalidTarget(RESOURCE_REQUIRED)
-    const serving = known ?? (await finder.findServingResources(scopes))
+    // Read by the statement that issued the refresh token (RefreshTokenIssue.servingResources).
+    if (!serving) throw new Error('the issuing statement did not read the APIs serving these scopes')
     return {
       audience: serving.length === 0 ? config.accessTokenAudience : [config.accessTokenAudience, ...serving],
       scopes,

@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, type Selectable, sql } from 'kysely'
+import { type Kysely, type Selectable } from 'kysely'
 import type { Database, ResourceServersTable } from '../db/database.js'
 
 export interface ResourceServer {
@@ -200,26 +200,6 @@ export async function findResourceTargets(
     .where('disabled_at', 'is', null)
     .execute()
   return rows.map((r) => ({ id: r.id, name: r.name, resource: r.resource!, scopes: r.scopes }))
-}
-
-/**
- * SQL: the identifiers of the enabled resource servers that serve at least one of `scopes` (a text[]
- * expression), sorted, as one array value: the APIs a token asked for without `resource` is for (its
- * `aud` list). The statements that issue a refresh token (code redemption, rotation) embed it, so the
- * token's audience is read in their own snapshot and costs no round trip of its own; uncached either
- * way, so a disabled API is left out of the next token at once.
- */
-export const servingResourcesOf = (scopes: RawBuilder<unknown>) =>
-  sql<string[]>`array(select rs.resource from resource_servers as rs
-                       where rs.resource is not null and rs.disabled_at is null and rs.scopes && ${scopes}
-                       order by rs.resource)`
-
-/** servingResourcesOf in a statement of its own. */
-export async function findServingResources(db: Kysely<Database>, scopes: string[]): Promise<string[]> {
-  if (scopes.length === 0) return []
-  const { rows } = await sql<{ serving: string[] }>`
-    select ${servingResourcesOf(sql`${scopes}::text[]`)} as serving`.execute(db)
-  return rows[0]?.serving ?? []
 }
 
 /** The resource identifiers of the enabled resource servers that have one, in registration order. */

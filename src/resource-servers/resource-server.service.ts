@@ -27,7 +27,6 @@ import {
   findResourceServer,
   findResourceServerCredentials,
   findResourceTargets,
-  findServingResources,
   insertResourceServer,
   listEnabledResources,
   listResourceServers,
@@ -350,11 +349,6 @@ export function createResourceServerService(
       const targets = await findResourceTargets(db, candidates)
       return new Map(targets.map((t) => [t.resource, t]))
     },
-    /**
-     * The identifiers of the enabled resource servers serving at least one of these scopes: the
-     * audience of a token asked for without `resource` (read uncached, like findTargets).
-     */
-    findServingResources: (scopes: string[]): Promise<string[]> => findServingResources(db, scopes),
     /** RFC 9728 §4 `protected_resources`: the identifiers of the enabled resource servers. */
     async protectedResources(): Promise<string[]> {
       if (protectedResources && performance.now() - protectedResources.at < PROTECTED_RESOURCES_CACHE_MS)

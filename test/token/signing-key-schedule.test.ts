@@ -178,6 +178,9 @@ describe('two instances on one database', () => {
     ])
 
     // The retired key leaves the JWKS once no token it signed can be alive (TTL + a minute of margin).
+    // Each instance serves the JWKS from its key set in memory: a hears of b's retirement by the key
+    // set's notification (or its poll), which this does now.
+    await a.services.signingKeys.syncActiveKey()
     const retiredAt = next.activatesAt.getTime()
     clock.set(new Date(retiredAt + (a.config.accessTokenTtl + 59) * 1000))
     for (const t of [a, b]) expect((await jwksOf(t)).kids).toContain(first)
