@@ -84,6 +84,9 @@ export interface UpdatedClient {
   narrowing: ClientNarrowing | undefined
 }
 
+/** How many client_id URLs' trust-policy verdicts a process remembers (isAcceptedClientId). */
+const ACCEPTED_URLS_MAX = 1_000
+
 export function createClientService(
   db: Kysely<Database>,
   clock: Clock,
@@ -95,6 +98,7 @@ export function createClientService(
   const metadataDocuments =
     documents &&
     createMetadataDocumentService({ ...documents, db, clock, grants, audit, changed: origins.invalidate })
+  const acceptedUrls = new Map<string, boolean>()
   return {
     /**
      * The client an authorization request names, for the authorization endpoint: a registered or
@@ -230,7 +234,16 @@ export function createClientService(
      * Nothing is revoked: turning it on again lets the same grants work (the block list revokes).
      */
     isAcceptedClientId(id: string): boolean {
-      return !isClientIdUrl(id) || (metadataDocuments?.isAcceptable(id) ?? false)
+      if (!id.startsWith('https://')) return true
+      // Asked on every authorize and token request of a URL client: the verdict (URL checks and the
+      // trust policy, configuration fixed for the process) is remembered, a bounded number of them.
+      let accepted = acceptedUrls.get(id)
+      if (accepted === undefined) {
+        accepted = !isClientIdUrl(id) || (metadataDocuments?.isAcceptable(id) ?? false)
+        if (acceptedUrls.size >= ACCEPTED_URLS_MAX) acceptedUrls.clear()
+        acceptedUrls.set(id, accepted)
+      }
+      return accepted
     },
     /** A client came or went outside this service (a dynamic registration): CORS reads the table again. */
     invalidateOrigins: () => origins.invalidate(),
