@@ -178,6 +178,12 @@ export function createSigningKeySet(deps: SigningKeySetDeps) {
   return {
     reload,
     sync,
+    /**
+     * Resolves once a reload under way has ended (at once when none is): a rotation or revocation
+     * made here reloads right after its commit, and the JWKS waits for that reload, so that a
+     * resource server told of the change by the feed never fetches the key set from before it.
+     */
+    settled: (): Promise<void> => loading?.catch(() => undefined) ?? Promise.resolve(),
     /** Starts the poll and the listener (once; see stopWatching). */
     watch(): void {
       if (timer) return

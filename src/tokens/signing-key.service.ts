@@ -144,8 +144,11 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     isTrusted: keySet.isTrusted,
     verificationKey: keySet.verificationKey,
     publishedJwks: jwks.publishedJwks,
-    /** The JWKS's text and ETag, from memory. */
-    jwksDocument: jwks.document,
+    /** The JWKS's text and ETag, from memory (once a reload under way has ended: keySet.settled). */
+    async jwksDocument() {
+      await keySet.settled()
+      return jwks.document()
+    },
     rotate: rotation.rotate,
     revoke: rotation.revoke,
     /** The key-encryption keys in use now (a rekey may replace them); undefined when none is set. */
