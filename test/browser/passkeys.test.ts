@@ -183,7 +183,8 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       await p.getByRole('alert').filter({ hasText: 'That passkey did not sign you in' }).waitFor()
       await p.getByRole('button', { name: 'Use a passkey' }).click()
       await p.getByRole('alert').filter({ hasText: 'That passkey did not sign you in' }).waitFor()
-      await screenshot(p, 'passkeys-7-removed-passkey-refused')
+      // No screenshot here: the authenticator still holds the removed passkey, so the page's autofill
+      // offers it again after each refusal and the page keeps re-drawing (a capture failed in CI).
       // Still the sign-in page (polled: the refusal may be re-drawing it as the check runs).
       await expect.poll(() => p.getByRole('heading', { name: 'Sign in to linkauth' }).count()).toBe(1)
       await ctx.close()
