@@ -574,6 +574,90 @@ describe('HTTP rules of the transport', () => {
     expect(missing.content[0]!.text).toMatch(/^invalid_request: id: /)
   })
 
+  it('Accept must list JSON and event streams (406); a batch is answered in order; notifications alone 202; a malformed message 400', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'mcp-session-id': session }
+    const jsonOnly = await post(list, { ...headers, accept: 'application/json' })
+    expect(jsonOnly.res.status).toBe(406)
+    expect(jsonOnly.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } })
+    const batch = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        ...headers,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 'b', method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+        { ...list, id: 'a' },
+      ]),
+    })
+    expect(batch.status).toBe(200)
+    const answers = (await batch.json()) as { id: string; result: Record<string, unknown> }[]
+    expect(answers.map((a) => a.id)).toEqual(['b', 'a'])
+    expect(answers[0]!.result).toEqual({})
+    expect(answers[1]!.result.tools).toHaveLength(7)
+    const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)
+    expect(notified.res.status).toBe(202)
+    expect(notified.json).toBeUndefined()
+    for (const bad of [{ ...list, id: null }, { jsonrpc: '2.0', id: 3 }, [], { ...list, jsonrpc: '1.0' }]) {
+      const refused = await post(bad, headers)
+      expect(refused.res.status).toBe(400)
+      expect(refused.json).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } })
+    }
+  })
+
+  it('two users calling at once with the same request ids each get their own links', async () => {
+    const users = await Promise.all(
+      [0, 1].map(async (n) => {
+        const bearer = (await appToken(mcpUrl.href)).access_token
+        const init = await post(initialize, { authorization: `Bearer ${bearer}` })
+        const headers = {
+          authorization: `Bearer ${bearer}`,
+          'mcp-session-id': init.res.headers.get('mcp-session-id')!,
+        }
+        const made = await post(
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'create_link', arguments: { target_url: `https://user${n}.example/` } },
+          },
+          headers,
+        )
+        const link = made.json?.result?.structuredContent as { id: string; target_url: string }
+        return { headers, link }
+      }),
+    )
+    const getLink = (id: string) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_link', arguments: { id } },
+    })
+    const calls = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const user = users[i % 2]!
+        return post(getLink(user.link.id), user.headers)
+      }),
+    )
+    calls.forEach((call, i) =>
+      expect(call.json).toMatchObject({
+        id: 1,
+        result: { structuredContent: { target_url: `https://user${i % 2}.example/` } },
+      }),
+    )
+    // Each user's token reaches only that user's links, whoever else calls at the same moment.
+    const [crossed] = await Promise.all([
+      post(getLink(users[1]!.link.id), users[0]!.headers),
+      post(getLink(users[0]!.link.id), users[1]!.headers),
+    ])
+    expect(crossed.json?.result).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^not_found: /) }],
+    })
+  })
+
   it('without a token: 401 naming the endpoint’s metadata document', async () => {
     const res = await post(initialize)
     expect(res.res.status).toBe(401)

@@ -29,7 +29,7 @@ const OPTIONS = {
   jsonSchemaValidator: new AjvJsonSchemaValidator(),
 }
 
-/** The tools, made once for the process (a server is made per request). */
+/** The tools, made once for the process. */
 export interface PreparedTools {
   byName: ReadonlyMap<string, { tool: LinkTool; args: z.ZodObject }>
   /** The tools/list answer, as the SDK's McpServer writes it for these tools. */
@@ -72,20 +72,26 @@ export async function prepareTools(tools: readonly LinkTool[]): Promise<Prepared
 }
 
 /**
- * The MCP server of one request, acting for `owner` (the token's user). The transport is stateless
- * (a new server per request, as the SDK's stateless examples do), so every instance of the API can
- * answer every request. It is the SDK's low-level Server with two handlers: tools/list answers the
- * list made once, tools/call checks the arguments' types against the tool's input schema (its
- * REST twin's zod rules then check the values, once) and answers the REST answer's JSON as
- * structured content, and the same JSON as text (tools spec: SHOULD, for clients that read only
- * text). The structured content is the REST route's own JSON, made by the same function.
+ * The links API's MCP server: ONE for the process, serving every client through the POST
+ * transport (post-transport.ts), acting in each call for the token's user (`authInfo.extra.sub`,
+ * which the route sets from the verified token). It keeps nothing of a client between calls, so
+ * every instance of the API can answer every request. It is the SDK's low-level Server with two
+ * handlers: tools/list answers the list made once, tools/call checks the arguments' types against
+ * the tool's input schema (its REST twin's zod rules then check the values, once) and answers the
+ * REST answer's JSON as structured content, and the same JSON as text (tools spec: SHOULD, for
+ * clients that read only text). The structured content is the REST route's own JSON, made by the
+ * same function. The client capabilities an `initialize` declares are not used (the server sends
+ * clients no requests), so one client's do not matter to another's calls.
  */
-export function linksMcpServer(prepared: PreparedTools, owner: string): Server {
-  // Server is the SDK's documented low-level API ("for advanced use cases"): McpServer would register
-  // seven tools and convert their schemas on every request, and validate each call's input twice.
+export function linksMcpServer(prepared: PreparedTools): Server {
+  // Server is the SDK's documented low-level API ("for advanced use cases"): McpServer would
+  // validate each call's input and output a second time.
   const server = new Server(SERVER_INFO, OPTIONS)
   server.setRequestHandler(ListToolsRequestSchema, () => prepared.list)
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const owner = extra.authInfo?.extra?.sub
+    // The route passes every call with its token's user; without one nothing may run.
+    if (typeof owner !== 'string') throw new McpError(ErrorCode.InternalError, 'No user for this call')
     const entry = prepared.byName.get(request.params.name)
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `Tool ${request.params.name} not found`)
     const args = entry.args.safeParse(request.params.arguments ?? {})

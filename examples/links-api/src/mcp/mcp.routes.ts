@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import {
   type AccessTokenClaims,
   authInfoOf,
@@ -9,6 +9,8 @@ import {
 import type { LinkTool } from './link-tools.js'
 import { linksMcpServer, prepareTools } from './mcp-server.js'
 import type { McpSessions } from './mcp-session.js'
+import { readMessages } from './json-rpc.js'
+import { PostTransport } from './post-transport.js'
 
 export interface McpRouteDeps {
   /** The endpoint's own resource identifier (its canonical URL), metadata and checks. */
@@ -22,8 +24,6 @@ export interface McpRouteDeps {
 export const MCP_PATH = '/mcp'
 /** A tools/call with the longest target and ten tags is under 4 KiB; 64 KiB is plenty. */
 export const MCP_BODY_LIMIT = 64 * 1024
-/** The request headers the SDK's transport reads (the body is handed to it already parsed). */
-const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,16 +42,21 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
 }
 
 interface RpcMessage {
-  method?: unknown
-  params?: { name?: unknown } | undefined
+  method: string
+  params?: { [member: string]: unknown } | undefined
 }
 
+/** Whether an Accept header lists both answers a client must accept (MCP transports: MUST). */
+const acceptsBoth = (accept: string | undefined) =>
+  accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream')
+
 /**
- * POST /mcp: the MCP Streamable HTTP transport (2025-11-25) over the links API's tools, and its RFC
- * 9728 document at /.well-known/oauth-protected-resource/mcp. In order: the Origin (403), the token
- * for this endpoint's own audience (401, with the document named), the session's owner (400/404),
- * the scopes of the tools called (403 naming them, for step-up), then the SDK's transport, which
- * checks Accept, MCP-Protocol-Version and the JSON-RPC messages and answers JSON.
+ * POST /mcp: the MCP Streamable HTTP transport (2025-11-25) in JSON-response mode over the links
+ * API's tools, and its RFC 9728 document at /.well-known/oauth-protected-resource/mcp. In order: the
+ * Origin (403), the token for this endpoint's own audience (401, with the document named), Accept
+ * (406), the JSON-RPC messages (400), the session's owner (400/404) and MCP-Protocol-Version (400),
+ * the scopes of the tools called (403 naming them, for step-up); then one SDK server for every
+ * client answers through the POST transport (post-transport.ts), acting for the token's user.
  */
 export function mcpRoutes(deps: McpRouteDeps) {
   const { endpoint, sessions } = deps
@@ -59,9 +64,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
   const allowedOrigins = new Set(deps.allowedOrigins)
 
   /** Every scope the messages need: those of each tool called; anything else needs a valid token. */
-  function neededScopes(messages: RpcMessage[]): string[] {
+  function neededScopes(requests: readonly RpcMessage[]): string[] {
     const needed = new Set<string>()
-    for (const m of messages)
+    for (const m of requests)
       if (m.method === 'tools/call' && typeof m.params?.name === 'string')
         for (const scope of scopesOf.get(m.params.name) ?? []) needed.add(scope)
     return [...needed]
@@ -69,6 +74,11 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
   return async (app: FastifyInstance) => {
     const prepared = await prepareTools(deps.tools)
+    const transport = new PostTransport()
+    const server = linksMcpServer(prepared)
+    server.onerror = (err) => app.log.warn({ err }, 'MCP server error')
+    await server.connect(transport)
+    app.addHook('onClose', () => server.close())
     app.decorateRequest('mcpAuth', undefined)
     // Errors of this endpoint are JSON-RPC errors (transports §"Sending Messages to the Server").
     app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -119,45 +129,43 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
     app.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
       const { claims, token } = request.mcpAuth!
-      const messages = (Array.isArray(request.body) ? request.body : [request.body]) as RpcMessage[]
-      const initializing = messages.some((m) => m?.method === 'initialize')
+      if (!acceptsBoth(request.headers.accept))
+        return rpcError(
+          reply,
+          406,
+          -32000,
+          'Not Acceptable: the client must accept both application/json and text/event-stream',
+        )
+      const posted = readMessages(request.body)
+      if (!posted.ok) return rpcError(reply, 400, -32600, posted.message)
       const sessionId = request.headers['mcp-session-id']
-      if (!initializing) {
+      if (!posted.initializing) {
         if (typeof sessionId !== 'string')
           return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required')
         if (!sessions.belongsTo(sessionId, claims)) return rpcError(reply, 404, -32001, 'Session not found')
+        // Without the header a server assumes 2025-03-26 (transports, "Protocol Version Header").
+        const version = request.headers['mcp-protocol-version']
+        if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+          return rpcError(
+            reply,
+            400,
+            -32000,
+            `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+          )
       }
-      const refused = endpoint.stepUp(claims, neededScopes(messages.filter(Boolean)))
+      const refused = endpoint.stepUp(claims, neededScopes(posted.requests))
       if (refused) {
         const refusal = endpoint.refusal(refused)
         return reply.code(refusal.status).headers(refusal.headers).send(refusal.body)
       }
-
-      // A server and a transport for this request alone (the SDK refuses to reuse a stateless
-      // transport, and a server serves one transport at a time). They are not closed: in JSON mode
-      // the transport has answered every request of the body when handleRequest resolves, and
-      // keeps nothing after; closing would only make the SDK build a ConnectionClosed error (a
-      // stack trace) per request for handlers that are all done. Both are garbage after this.
-      const server = linksMcpServer(prepared, claims.sub)
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      await server.connect(transport)
-      const headers: Record<string, string> = {}
-      for (const name of TRANSPORT_HEADERS) {
-        const value = request.headers[name]
-        if (typeof value === 'string') headers[name] = value
-      }
-      const answer = await transport.handleRequest(
-        new Request(endpoint.resource, { method: 'POST', headers }),
-        {
-          parsedBody: request.body,
-          authInfo: authInfoOf(token, claims, endpoint.resource),
-        },
-      )
-      const body = await answer.text()
-      reply.code(answer.status).header('cache-control', 'no-store')
-      answer.headers.forEach((value, name) => void reply.header(name, value))
-      if (initializing && answer.ok) reply.header('mcp-session-id', sessions.start(claims))
-      return reply.send(body === '' ? undefined : body)
+      const answers = await transport.exchange(posted.requests, posted.notifications, {
+        authInfo: authInfoOf(token, claims, endpoint.resource),
+      })
+      // Only notifications or responses: accepted, nothing to answer (transports: 202, no body).
+      if (answers.length === 0) return reply.code(202).send()
+      reply.code(200).header('cache-control', 'no-store')
+      if (posted.initializing) reply.header('mcp-session-id', sessions.start(claims))
+      return reply.send(posted.batch ? answers : answers[0])
     })
   }
 }
