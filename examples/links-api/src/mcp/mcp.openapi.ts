@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { MAX_BATCH_SIZE } from './json-rpc.js'
 import { MCP_BODY_LIMIT, MCP_PATH } from './mcp.routes.js'
 
 /**
@@ -116,7 +117,7 @@ export function mcpOpenApiPaths() {
         operationId: 'mcp',
         summary: 'The MCP endpoint for AI agents (Streamable HTTP, JSON-RPC 2.0, revision 2025-11-25).',
         description:
-          'One JSON-RPC message or a batch, answered as JSON (never a stream). initialize opens a session ' +
+          `One JSON-RPC message or a batch (at most ${MAX_BATCH_SIZE}, answered in order), answered as JSON (never a stream). initialize opens a session ` +
           '(Mcp-Session-Id in the answer); tools/list and tools/call follow with it. Any valid token may ' +
           'initialize and list the tools; a tools/call needs the scope of the tool (links:read or links:write, ' +
           'named in each tool’s _meta["linkauth/scopes"]), else 403 insufficient_scope naming the scope to ' +
@@ -127,7 +128,9 @@ export function mcpOpenApiPaths() {
           required: true,
           description: `At most ${MCP_BODY_LIMIT / 1024} KiB.`,
           content: {
-            'application/json': { schema: jsonSchema(z.union([rpcMessage, z.array(rpcMessage)])) },
+            'application/json': {
+              schema: jsonSchema(z.union([rpcMessage, z.array(rpcMessage).min(1).max(MAX_BATCH_SIZE)])),
+            },
           },
         },
         responses: {
