@@ -519,6 +519,14 @@ describe('HTTP rules of the transport', () => {
     expect(init.res.status).toBe(200)
     expect(init.json?.result?.protocolVersion).toBe('2025-11-25')
     expect(init.res.headers.get('mcp-session-id')).toMatch(/^[\w-]+\.[\w-]+$/)
+    // An initialize the server refuses (its params are not an initialize's) opens no session.
+    const refused = await post(
+      { ...initialize, params: { protocolVersion: 7 } },
+      { authorization: `Bearer ${token}` },
+    )
+    expect(refused.res.status).toBe(200)
+    expect(refused.json?.error?.code).toBeTypeOf('number')
+    expect(refused.res.headers.get('mcp-session-id')).toBeNull()
   })
 
   it('no session id is 400; a made-up one is 404; GET and DELETE are 405', async () => {

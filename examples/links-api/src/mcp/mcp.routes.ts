@@ -164,7 +164,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
       // Only notifications or responses: accepted, nothing to answer (transports: 202, no body).
       if (answers.length === 0) return reply.code(202).send()
       reply.code(200).header('cache-control', 'no-store')
-      if (posted.initializing) reply.header('mcp-session-id', sessions.start(claims))
+      // A session only for an initialize the server accepted (not one it answered with an error).
+      if (posted.initializing && 'result' in answers[0]!)
+        reply.header('mcp-session-id', sessions.start(claims))
       return reply.send(posted.batch ? answers : answers[0])
     })
   }
