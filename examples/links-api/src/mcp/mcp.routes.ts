@@ -76,7 +76,9 @@ export function mcpRoutes(deps: McpRouteDeps) {
     const prepared = await prepareTools(deps.tools)
     const transport = new PostTransport()
     const server = linksMcpServer(prepared)
-    server.onerror = (err) => app.log.warn({ err }, 'MCP server error')
+    // What the SDK reports here is a client's message it could not place (a progress notification
+    // for no request, say): the client's doing, not the server's, so not a warning in the log.
+    server.onerror = (err) => app.log.debug({ err }, 'MCP message not handled')
     await server.connect(transport)
     app.addHook('onClose', () => server.close())
     app.decorateRequest('mcpAuth', undefined)
