@@ -6,7 +6,8 @@ import { type Grant, upsertGrant } from '../../src/grants/grant.repository.js'
 import { addSeconds } from '../../src/lib/clock.js'
 import { s256Challenge } from '../../src/lib/pkce.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
-import type { TestApp } from './app.js'
+import { buildTestApp, type TestApp } from './app.js'
+import { createTestClock, type TestClock } from './clock.js'
 
 export const REDIRECT_URI = 'https://app.example/callback'
 
@@ -38,6 +39,16 @@ export async function createParty(
     t.clock.now(),
   )
   return { userId: user.id, client, grant }
+}
+
+/**
+ * A test app on its own database and a test clock that stands at 2026-03-01T12:00Z until a test
+ * moves it, and one party (createParty's defaults). The caller closes the app.
+ */
+export async function appWithParty(): Promise<{ t: TestApp; clock: TestClock; party: Party }> {
+  const clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
+  const t = await buildTestApp({ clock })
+  return { t, clock, party: await createParty(t) }
 }
 
 export interface MintedCode {

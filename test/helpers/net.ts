@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
@@ -7,7 +8,12 @@ import { createServer } from 'node:net'
  * outgoing connection's local port nor another server's `listen(0)` can take one between the pick
  * and the listen: picking a port that `listen(0)` had just handed out lost that race once in CI
  * (EADDRINUSE). Each vitest worker has its own block of the range, and a process never hands out a
- * port twice, so two tests running at once never pick the same port.
+ * port twice, so two tests of one run, running at once, never pick the same port.
+ *
+ * A second run on the same machine (another vitest process) has the same pool ids, so its workers
+ * get the same blocks. Each process therefore starts at a random place in its block and goes round
+ * from there: two processes sharing a block walk it from different places, and the port one of
+ * them listens on is seen taken by the other, so they are unlikely to pick one port at the same time.
  */
 const BLOCK_SIZE = 500
 const FIRST_PORT = 10_000
@@ -29,6 +35,8 @@ function workerBlock(): { first: number; size: number } {
 }
 
 const block = workerBlock()
+/** Where this process starts in its block: random, so another run's process in the block starts elsewhere. */
+const start = randomInt(block.size)
 let next = 0
 
 function canListen(port: number): Promise<boolean> {
@@ -42,7 +50,7 @@ function canListen(port: number): Promise<boolean> {
 /** A TCP port on 127.0.0.1 that is free now and that no other test of this run will be handed. */
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < block.size; tries++) {
-    const port = block.first + (next++ % block.size)
+    const port = block.first + ((start + next++) % block.size)
     if (await canListen(port)) return port
   }
   throw new Error(`no free port in ${block.first}-${block.first + block.size - 1}`)

@@ -4,9 +4,16 @@ import { randomToken } from '../../src/lib/secrets.js'
 import { createLogger } from '../../src/logger.js'
 import { createServices } from '../../src/services.js'
 import { signJwt } from '../../src/tokens/access-token.js'
-import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
-import { createParty, exchangeCode, jwtClaims, type Party, tokenRequest } from '../helpers/fixtures.js'
+import { adminHeaders, type TestApp } from '../helpers/app.js'
+import type { TestClock } from '../helpers/clock.js'
+import {
+  appWithParty,
+  createParty,
+  exchangeCode,
+  jwtClaims,
+  type Party,
+  tokenRequest,
+} from '../helpers/fixtures.js'
 import {
   basicAuth,
   createResourceServer,
@@ -22,14 +29,10 @@ let clock: TestClock
 let party: Party
 let rs: ResourceServerCredentials
 beforeAll(async () => {
-  clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
-  t = await buildTestApp({ clock })
-  party = await createParty(t)
+  ;({ t, clock, party } = await appWithParty())
   rs = await createResourceServer(t)
 })
-afterAll(async () => {
-  await t.close()
-})
+afterAll(async () => t?.close())
 
 const INACTIVE = { active: false }
 

@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
-import {
-  authorizeUrl,
-  Browser,
-  CHALLENGE,
-  hiddenField,
-  locationParams,
-  PASSWORD,
-  VERIFIER,
-} from '../helpers/browser.js'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { CHALLENGE, locationParams, VERIFIER } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
 import { tokenRequest } from '../helpers/fixtures.js'
+import { allow, appWithUser, authorizeAndSignIn } from './setup.js'
 
 /** Issue 27 §2: dynamic client registration (RFC 7591) with RFC 7592 read and delete, kept clean. */
 
@@ -18,9 +11,7 @@ const clock = createTestClock(new Date('2026-06-01T10:00:00.000Z'))
 let t: TestApp
 let email: string
 beforeAll(async () => {
-  t = await buildTestApp({ clock, env: { ...GENEROUS_LIMITS, DYNAMIC_REGISTRATION_RATE_LIMIT: '5' } })
-  email = `dcr-${Math.random().toString(36).slice(2)}@example.com`
-  await t.services.users.createUser({ email, password: PASSWORD })
+  ;({ t, email } = await appWithUser('dcr', { clock, env: { DYNAMIC_REGISTRATION_RATE_LIMIT: '5' } }))
 })
 afterAll(async () => t.close())
 
@@ -110,24 +101,14 @@ describe('POST /api/oauth/register', () => {
 
   it('full flow: consent labelled unverified, tokens; delete (RFC 7592) → invalid_client 401', async () => {
     const reg = (await register({ client_name: 'Agent', redirect_uris: ['https://agent.example/cb'] })).json()
-    const browser = new Browser(t.app)
-    const started = await browser.get(
-      authorizeUrl({
-        client_id: reg.client_id,
-        redirect_uri: 'https://agent.example/cb',
-        scope: 'links:read',
-        code_challenge: CHALLENGE,
-      }),
-    )
-    const requestId = new URL(String(started.headers.location), 'http://x').searchParams.get('request')!
-    await browser.signIn(email, PASSWORD, requestId)
-    const page = await browser.get(`/oauth/authorize/continue?request=${requestId}`)
-    expect(page.body).toContain('Unverified application.')
-    const answer = await browser.post('/oauth/authorize', {
-      request: requestId,
-      csrf_token: hiddenField(page.body, 'csrf_token'),
-      decision: 'allow',
+    const { browser, page } = await authorizeAndSignIn(t, email, {
+      client_id: reg.client_id,
+      redirect_uri: 'https://agent.example/cb',
+      scope: 'links:read',
+      code_challenge: CHALLENGE,
     })
+    expect(page.body).toContain('Unverified application.')
+    const answer = await allow(browser, page)
     const token = await tokenRequest(t, {
       grant_type: 'authorization_code',
       code: locationParams(answer).code!,

@@ -6,12 +6,13 @@ import {
   CHALLENGE,
   hiddenField,
   locationParams,
-  PASSWORD,
   VERIFIER,
 } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
 import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
 import { tokenRequest } from '../helpers/fixtures.js'
+import { createResourceServer, introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
+import { allow, appWithUser, authorizeAndSignIn } from './setup.js'
 
 /**
  * Issue 27 §1: an https client_id URL names a Client ID Metadata Document, which the server fetches
@@ -24,14 +25,11 @@ const clock = createTestClock(new Date('2026-05-01T10:00:00.000Z'))
 let server: DocumentServer
 let t: TestApp
 let email: string
-let rs: { id: string; secret: string }
+let rs: ResourceServerCredentials
 beforeAll(async () => {
   server = await startDocumentServer()
-  t = await buildTestApp({ clock, env: { ...GENEROUS_LIMITS, CLIENT_METADATA_TEST_CA: server.caPath } })
-  email = `cimd-${Math.random().toString(36).slice(2)}@example.com`
-  await t.services.users.createUser({ email, password: PASSWORD })
-  const created = await t.services.resourceServers.createResourceServer({ name: 'Links API' })
-  rs = { id: created.id, secret: created.secret }
+  ;({ t, email } = await appWithUser('cimd', { clock, env: { CLIENT_METADATA_TEST_CA: server.caPath } }))
+  rs = await createResourceServer(t)
 })
 afterAll(async () => {
   await t.close()
@@ -59,22 +57,8 @@ const params = (clientId: string, redirectUri = 'https://agent.example/callback'
 })
 
 /** Authorize, sign in, and the page that follows (consent, or an error page). */
-async function startAndSignIn(clientId: string, redirectUri?: string) {
-  const browser = new Browser(t.app)
-  const started = await browser.get(authorizeUrl(params(clientId, redirectUri)))
-  if (started.statusCode !== 303) return { browser, page: started }
-  const requestId = new URL(String(started.headers.location), 'http://x').searchParams.get('request')!
-  await browser.signIn(email, PASSWORD, requestId)
-  return { browser, page: await browser.get(`/oauth/authorize/continue?request=${requestId}`) }
-}
-
-async function allow(browser: Browser, page: { body: string }) {
-  return browser.post('/oauth/authorize', {
-    request: hiddenField(page.body, 'request'),
-    csrf_token: hiddenField(page.body, 'csrf_token'),
-    decision: 'allow',
-  })
-}
+const startAndSignIn = (clientId: string, redirectUri?: string) =>
+  authorizeAndSignIn(t, email, params(clientId, redirectUri))
 
 describe('a metadata-document client', () => {
   it('is advertised in the RFC 8414 metadata', async () => {
@@ -122,16 +106,8 @@ describe('a metadata-document client', () => {
       client_id: id,
     })
     expect(refreshed.statusCode).toBe(200)
-    const introspected = await t.app.inject({
-      method: 'POST',
-      url: '/api/oauth/introspect',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${rs.id}:${rs.secret}`).toString('base64')}`,
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: `token=${refreshed.json<{ access_token: string }>().access_token}`,
-    })
-    expect(introspected.json()).toMatchObject({ active: true, client_id: id })
+    const introspected = await introspect(t, rs, refreshed.json<{ access_token: string }>().access_token)
+    expect(introspected).toMatchObject({ active: true, client_id: id })
     // The token endpoint never fetched the document: one fetch, at authorize.
     expect(server.hits(path)).toBe(1)
 

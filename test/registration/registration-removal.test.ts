@@ -1,18 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, GENEROUS_LIMITS, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
-import {
-  authorizeUrl,
-  Browser,
-  CHALLENGE,
-  hiddenField,
-  locationParams,
-  PASSWORD,
-  VERIFIER,
-} from '../helpers/browser.js'
+import { TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
+import { CHALLENGE, locationParams, VERIFIER } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
 import { createStream, drain, revokes } from '../helpers/events.js'
 import { tokenRequest } from '../helpers/fixtures.js'
-import { basicAuth } from '../helpers/tokens.js'
+import { createResourceServer, introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
+import { allow, appWithUser, authorizeAndSignIn } from './setup.js'
 
 /**
  * Issue 27 §2: a dynamic registration that goes away (RFC 7592 delete by the client, housekeeping
@@ -25,20 +18,17 @@ import { basicAuth } from '../helpers/tokens.js'
 const clock = createTestClock(new Date('2026-07-01T10:00:00.000Z'))
 let t: TestApp
 let email: string
-let rs: { id: string; secret: string }
+let rs: ResourceServerCredentials
 let stream: string
 const REDIRECT = 'https://agent.example/cb'
 
 beforeAll(async () => {
   // The stream outlives housekeeping's week of unused time (the test clock jumps it).
-  t = await buildTestApp({
+  ;({ t, email } = await appWithUser('removal', {
     clock,
-    env: { ...GENEROUS_LIMITS, EVENT_STREAM_IDLE_SECONDS: String(30 * 86_400) },
-  })
-  email = `removal-${Math.random().toString(36).slice(2)}@example.com`
-  await t.services.users.createUser({ email, password: PASSWORD })
-  const created = await t.services.resourceServers.createResourceServer({ name: 'Links API' })
-  rs = { id: created.id, secret: created.secret }
+    env: { EVENT_STREAM_IDLE_SECONDS: String(30 * 86_400) },
+  }))
+  rs = await createResourceServer(t)
   stream = await createStream(t, rs)
 })
 afterAll(async () => t?.close())
@@ -52,23 +42,13 @@ async function registeredWithTokens() {
       payload: { client_name: 'Agent', redirect_uris: [REDIRECT] },
     })
   ).json<{ client_id: string; registration_access_token: string }>()
-  const browser = new Browser(t.app)
-  const started = await browser.get(
-    authorizeUrl({
-      client_id: reg.client_id,
-      redirect_uri: REDIRECT,
-      scope: 'links:read',
-      code_challenge: CHALLENGE,
-    }),
-  )
-  const requestId = new URL(String(started.headers.location), 'http://x').searchParams.get('request')!
-  await browser.signIn(email, PASSWORD, requestId)
-  const page = await browser.get(`/oauth/authorize/continue?request=${requestId}`)
-  const answer = await browser.post('/oauth/authorize', {
-    request: requestId,
-    csrf_token: hiddenField(page.body, 'csrf_token'),
-    decision: 'allow',
+  const { browser, page } = await authorizeAndSignIn(t, email, {
+    client_id: reg.client_id,
+    redirect_uri: REDIRECT,
+    scope: 'links:read',
+    code_challenge: CHALLENGE,
   })
+  const answer = await allow(browser, page)
   const token = await tokenRequest(t, {
     grant_type: 'authorization_code',
     code: locationParams(answer).code!,
@@ -78,19 +58,6 @@ async function registeredWithTokens() {
   expect(token.statusCode).toBe(200)
   return { ...reg, ...token.json<{ access_token: string; refresh_token: string }>() }
 }
-
-const introspect = (token: string) =>
-  t.app
-    .inject({
-      method: 'POST',
-      url: '/api/oauth/introspect',
-      headers: {
-        authorization: basicAuth(rs.id, rs.secret),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: new URLSearchParams({ token }).toString(),
-    })
-    .then((res) => res.json<{ active: boolean }>())
 
 async function grantRevokedReasons(clientId: string): Promise<unknown[]> {
   const rows = await t.database.db
@@ -113,7 +80,7 @@ async function expectEnded(
     ['urn:linkauth:event:client-disabled', reg.client_id],
   ])
   expect(revokes(events, reg.access_token)).toBe(true)
-  expect(await introspect(reg.access_token)).toEqual({ active: false })
+  expect(await introspect(t, rs, reg.access_token)).toEqual({ active: false })
   const refresh = await tokenRequest(t, {
     grant_type: 'refresh_token',
     refresh_token: reg.refresh_token,
@@ -127,7 +94,7 @@ async function expectEnded(
 describe('a dynamic registration goes away: its grants are revoked and announced', () => {
   it('RFC 7592 delete by the client', async () => {
     const reg = await registeredWithTokens()
-    expect(await introspect(reg.access_token)).toMatchObject({ active: true })
+    expect(await introspect(t, rs, reg.access_token)).toMatchObject({ active: true })
     await drain(t, rs, stream)
     const del = await t.app.inject({
       method: 'DELETE',

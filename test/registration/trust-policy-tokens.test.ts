@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, GENEROUS_LIMITS, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js'
-import { authorizeUrl, Browser, CHALLENGE, hiddenField, PASSWORD, VERIFIER } from '../helpers/browser.js'
+import { authorizeUrl, Browser, CHALLENGE, VERIFIER } from '../helpers/browser.js'
 import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
 import { tokenRequest } from '../helpers/fixtures.js'
-import { basicAuth } from '../helpers/tokens.js'
+import { createResourceServer, introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
+import { allow, appWithUser, authorizeAndSignIn } from './setup.js'
 
 /**
  * Issue 27, the trust policy beyond authorize: turning CLIENT_METADATA_DOCUMENTS off, denying a host
@@ -15,16 +16,13 @@ import { basicAuth } from '../helpers/tokens.js'
 let server: DocumentServer
 let t: TestApp
 let email: string
-let rs: { id: string; secret: string }
+let rs: ResourceServerCredentials
 const REDIRECT = 'https://agent.example/callback'
 
 beforeAll(async () => {
   server = await startDocumentServer()
-  t = await buildTestApp({ env: { ...GENEROUS_LIMITS, CLIENT_METADATA_TEST_CA: server.caPath } })
-  email = `policy-${Math.random().toString(36).slice(2)}@example.com`
-  await t.services.users.createUser({ email, password: PASSWORD })
-  const created = await t.services.resourceServers.createResourceServer({ name: 'Links API' })
-  rs = { id: created.id, secret: created.secret }
+  ;({ t, email } = await appWithUser('policy', { env: { CLIENT_METADATA_TEST_CA: server.caPath } }))
+  rs = await createResourceServer(t)
 })
 afterAll(async () => {
   await t?.close()
@@ -49,20 +47,13 @@ const authorizeParams = (clientId: string) => ({
 
 /** One consent (the first time) or remembered consent: a fresh code for the client. */
 async function codeFor(browser: Browser, clientId: string, signIn: boolean): Promise<string> {
-  const started = await browser.get(authorizeUrl(authorizeParams(clientId)))
-  let location = String(started.headers.location)
+  let answer
   if (signIn) {
-    const requestId = new URL(location, 'http://x').searchParams.get('request')!
-    await browser.signIn(email, PASSWORD, requestId)
-    const page = await browser.get(`/oauth/authorize/continue?request=${requestId}`)
+    const { page } = await authorizeAndSignIn(t, email, authorizeParams(clientId), browser)
     expect(page.statusCode).toBe(200)
-    const allowed = await browser.post('/oauth/authorize', {
-      request: hiddenField(page.body, 'request'),
-      csrf_token: hiddenField(page.body, 'csrf_token'),
-      decision: 'allow',
-    })
-    location = String(allowed.headers.location)
-  }
+    answer = await allow(browser, page)
+  } else answer = await browser.get(authorizeUrl(authorizeParams(clientId)))
+  const location = String(answer.headers.location)
   const code = new URL(location).searchParams.get('code')
   if (!code) throw new Error(`no code: ${location}`)
   return code
@@ -85,19 +76,6 @@ async function holdings() {
   return { clientId, code, browser, ...tokens }
 }
 
-const introspect = (app: TestApp, token: string) =>
-  app.app
-    .inject({
-      method: 'POST',
-      url: '/api/oauth/introspect',
-      headers: {
-        authorization: basicAuth(rs.id, rs.secret),
-        'content-type': 'application/x-www-form-urlencoded',
-      },
-      payload: new URLSearchParams({ token }).toString(),
-    })
-    .then((res) => res.json<{ active: boolean; client_id?: string }>())
-
 describe('the operator closes the door: what such clients hold stops working', () => {
   it.each([
     ['CLIENT_METADATA_DOCUMENTS=false', () => ({ CLIENT_METADATA_DOCUMENTS: 'false' })],
@@ -107,7 +85,10 @@ describe('the operator closes the door: what such clients hold stops working', (
     '%s: codes and refresh tokens invalid_client, access tokens inactive; on again, they work',
     async (_, env) => {
       const held = await holdings()
-      expect(await introspect(t, held.access_token)).toMatchObject({ active: true, client_id: held.clientId })
+      expect(await introspect(t, rs, held.access_token)).toMatchObject({
+        active: true,
+        client_id: held.clientId,
+      })
       // The same database, served by an instance whose operator has closed the door.
       const closed = await buildTestApp({
         database: t.database,
@@ -129,7 +110,7 @@ describe('the operator closes the door: what such clients hold stops working', (
         })
         expect(refresh.statusCode).toBe(401)
         expect(refresh.json()).toMatchObject({ error: 'invalid_client' })
-        expect(await introspect(closed, held.access_token)).toEqual({ active: false })
+        expect(await introspect(closed, rs, held.access_token)).toEqual({ active: false })
         // The signed-in user's remembered consent gets no code either: the error page says why.
         const returning = new Browser(closed.app)
         for (const [name, value] of held.browser.jar.cookies) returning.jar.cookies.set(name, value)
@@ -148,7 +129,7 @@ describe('the operator closes the door: what such clients hold stops working', (
         await closed.admin.close()
       }
       // Nothing was revoked or spent: the instance with the door open serves the same tokens.
-      expect(await introspect(t, held.access_token)).toMatchObject({ active: true })
+      expect(await introspect(t, rs, held.access_token)).toMatchObject({ active: true })
       const refreshed = await tokenRequest(t, {
         grant_type: 'refresh_token',
         refresh_token: held.refresh_token,
@@ -189,7 +170,7 @@ describe('the operator closes the door: what such clients hold stops working', (
     })
     expect(refresh.statusCode).toBe(401)
     expect(refresh.json()).toMatchObject({ error: 'invalid_client' })
-    expect(await introspect(t, held.access_token)).toEqual({ active: false })
+    expect(await introspect(t, rs, held.access_token)).toEqual({ active: false })
     // Unblocked, the row stays disabled and the grants stay revoked.
     const unblocked = await t.admin.inject({
       method: 'DELETE',
@@ -197,7 +178,7 @@ describe('the operator closes the door: what such clients hold stops working', (
       headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
     })
     expect(unblocked.statusCode).toBe(204)
-    expect(await introspect(t, held.access_token)).toEqual({ active: false })
+    expect(await introspect(t, rs, held.access_token)).toEqual({ active: false })
     const again = await tokenRequest(t, {
       grant_type: 'refresh_token',
       refresh_token: held.refresh_token,

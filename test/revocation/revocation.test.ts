@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomToken } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
-import { createParty, exchangeCode, jwtClaims, type Party, tokenRequest } from '../helpers/fixtures.js'
+import type { TestApp } from '../helpers/app.js'
+import type { TestClock } from '../helpers/clock.js'
+import {
+  appWithParty,
+  createParty,
+  exchangeCode,
+  jwtClaims,
+  type Party,
+  tokenRequest,
+} from '../helpers/fixtures.js'
 import {
   createResourceServer,
   introspect,
@@ -16,14 +23,10 @@ let clock: TestClock
 let party: Party
 let rs: ResourceServerCredentials
 beforeAll(async () => {
-  clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
-  t = await buildTestApp({ clock })
-  party = await createParty(t)
+  ;({ t, clock, party } = await appWithParty())
   rs = await createResourceServer(t)
 })
-afterAll(async () => {
-  await t.close()
-})
+afterAll(async () => t?.close())
 
 const refresh = (token: string, clientId = party.client.id) =>
   tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId })

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
+import type { TestApp } from '../helpers/app.js'
+import type { TestClock } from '../helpers/clock.js'
 import {
-  createParty,
+  appWithParty,
   exchangeCode,
   jwtClaims,
   type Party,
@@ -24,13 +24,9 @@ let t: TestApp
 let clock: TestClock
 let party: Party
 beforeAll(async () => {
-  clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
-  t = await buildTestApp({ clock })
-  party = await createParty(t)
+  ;({ t, clock, party } = await appWithParty())
 })
-afterAll(async () => {
-  await t.close()
-})
+afterAll(async () => t?.close())
 
 function refresh(token: string) {
   return tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: party.client.id })

@@ -5,9 +5,10 @@ import { createRefreshTokenService } from '../../src/grants/refresh-token.servic
 import { sha256 } from '../../src/lib/secrets.js'
 import { createSecretSeal } from '../../src/tokens/key-encryption.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
+import type { TestClock } from '../helpers/clock.js'
 import { dpopKey, type DpopKey, dpopProof } from '../helpers/dpop.js'
 import {
+  appWithParty,
   createParty,
   exchangeCode,
   jwtClaims,
@@ -39,14 +40,10 @@ let clock: TestClock
 let party: Party
 let rs: ResourceServerCredentials
 beforeAll(async () => {
-  clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
-  t = await buildTestApp({ clock })
-  party = await createParty(t)
+  ;({ t, clock, party } = await appWithParty())
   rs = await createResourceServer(t)
 })
-afterAll(async () => {
-  await t.close()
-})
+afterAll(async () => t?.close())
 
 function refresh(token: string, extra: Record<string, string> = {}, app = t, p = party) {
   return tokenRequest(app, {

@@ -1,20 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, type TestApp } from '../helpers/app.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
-import { createParty, exchangeCode, jwtClaims, type Party, tokenRequest } from '../helpers/fixtures.js'
+import type { TestApp } from '../helpers/app.js'
+import type { TestClock } from '../helpers/clock.js'
+import {
+  appWithParty,
+  createParty,
+  exchangeCode,
+  jwtClaims,
+  type Party,
+  tokenRequest,
+} from '../helpers/fixtures.js'
 
 let t: TestApp
 let clock: TestClock
 let party: Party
 beforeAll(async () => {
-  clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
-  t = await buildTestApp({ clock })
-  party = await createParty(t)
+  ;({ t, clock, party } = await appWithParty())
 })
-afterAll(async () => {
-  await t.close()
-})
+afterAll(async () => t?.close())
 
 const DAY = 24 * 3600
 

@@ -6,21 +6,17 @@ import { createServices } from '../../src/services.js'
 import { decryptPrivateKey, parseKeyEncryptionKey } from '../../src/tokens/key-encryption.js'
 import { createSigningKeyService } from '../../src/tokens/signing-key.service.js'
 import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
-import { createTestClock, type TestClock } from '../helpers/clock.js'
+import type { TestClock } from '../helpers/clock.js'
 import { createTestDatabase } from '../helpers/database.js'
-import { createParty, exchangeCode, type Party } from '../helpers/fixtures.js'
+import { appWithParty, createParty, exchangeCode, type Party } from '../helpers/fixtures.js'
 
 let t: TestApp
 let clock: TestClock
 let party: Party
 beforeAll(async () => {
-  clock = createTestClock(new Date('2026-03-01T12:00:00Z'))
-  t = await buildTestApp({ clock })
-  party = await createParty(t)
+  ;({ t, clock, party } = await appWithParty())
 })
-afterAll(async () => {
-  await t.close()
-})
+afterAll(async () => t?.close())
 
 async function jwks() {
   return (await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json() as {

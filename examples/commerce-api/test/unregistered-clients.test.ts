@@ -1,9 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildCommerceApp } from '../src/app.js'
-import { buildLinksApp } from '../../links-api/src/app.js'
-import { buildTestApp, GENEROUS_LIMITS, TEST_ADMIN_TOKEN, type TestApp } from '../../../test/helpers/app.js'
+import { GENEROUS_LIMITS, TEST_ADMIN_TOKEN, type TestApp } from '../../../test/helpers/app.js'
 import { CHALLENGE, PASSWORD, VERIFIER } from '../../../test/helpers/browser.js'
 import {
   clientDocument,
@@ -13,11 +9,8 @@ import {
 import { createStream, drain, revokes } from '../../../test/helpers/events.js'
 import { jwtClaims } from '../../../test/helpers/fixtures.js'
 import { HttpBrowser } from '../../../test/helpers/http-browser.js'
-import { freePort } from '../../../test/helpers/net.js'
-import { captureLogger } from '../../../test/helpers/resource.js'
-import { COMMERCE_EXAMPLE_API, LINKS_EXAMPLE_API, registerApi } from '../../../test/helpers/resource-apis.js'
-import { createLinksTestDatabase, type LinksTestDatabase } from '../../links-api/test/links-database.js'
-import { type CommerceTestDatabase, createCommerceTestDatabase } from './commerce-database.js'
+import { COMMERCE_EXAMPLE_API, LINKS_EXAMPLE_API } from '../../../test/helpers/resource-apis.js'
+import { refusedSince, startTwoApis, type RunningApi, type TwoApis } from './two-apis.js'
 
 /**
  * Issue 27: applications that arrive without the operator (a Client ID Metadata Document's client_id
@@ -30,86 +23,30 @@ const LINKS = LINKS_EXAMPLE_API
 const COMMERCE = COMMERCE_EXAMPLE_API
 const REDIRECT = 'https://agent.example/callback'
 
+let w: TwoApis
 let t: TestApp
 let issuer: string
 let documents: DocumentServer
-let linksDb: LinksTestDatabase
-let commerceDb: CommerceTestDatabase
-let links: { base: string }
-let commerce: { base: string }
+let links: RunningApi
+let commerce: RunningApi
+let call: TwoApis['call']
+let tokenRequest: TwoApis['tokenRequest']
 let observer: { id: string; secret: string }
 let stream: string
-const apps: FastifyInstance[] = []
-const verifiers: ResourceVerifier[] = []
-
-async function startApi(
-  api: { name: string; resource: string; scopes: string[] },
-  build: (base: string, verifier: ResourceVerifier) => Promise<FastifyInstance>,
-) {
-  const verifier = await createResourceVerifier({
-    issuer,
-    resource: api.resource,
-    credentials: await registerApi(t, api),
-    logger: captureLogger().logger,
-  })
-  const port = await freePort()
-  const base = `http://127.0.0.1:${port}`
-  const app = await build(base, verifier)
-  await app.listen({ port, host: '127.0.0.1' })
-  apps.push(app)
-  verifiers.push(verifier)
-  return { base }
-}
 
 beforeAll(async () => {
   documents = await startDocumentServer()
-  const port = await freePort()
-  issuer = `http://127.0.0.1:${port}`
-  t = await buildTestApp({
-    env: { ...GENEROUS_LIMITS, ISSUER: issuer, CLIENT_METADATA_TEST_CA: documents.caPath },
-  })
-  await t.app.listen({ port, host: '127.0.0.1' })
-  linksDb = await createLinksTestDatabase(t.database)
-  commerceDb = await createCommerceTestDatabase(t.database)
-  links = await startApi(LINKS, (base, verifier) =>
-    buildLinksApp({ config: { publicUrl: base }, db: linksDb.db, verifier }),
-  )
-  commerce = await startApi(COMMERCE, (base, verifier) =>
-    buildCommerceApp({ config: { publicUrl: base }, db: commerceDb.db, verifier }),
-  )
+  w = await startTwoApis({ ...GENEROUS_LIMITS, CLIENT_METADATA_TEST_CA: documents.caPath })
+  ;({ t, issuer, links, commerce, call, tokenRequest } = w)
   // A third resource server follows the feed too, to read what it announces.
   const created = await t.services.resourceServers.createResourceServer({ name: 'Observer' })
   observer = { id: created.id, secret: created.secret }
   stream = await createStream(t, observer)
 })
 afterAll(async () => {
-  for (const app of apps) await app.close()
-  for (const verifier of verifiers) await verifier.close()
-  await linksDb?.close()
-  await commerceDb?.close()
-  await t?.close()
+  await w?.close()
   await documents?.close()
 })
-
-async function call(base: string, method: string, path: string, token: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }
-}
-
-const tokenRequest = (params: Record<string, string>) =>
-  fetch(`${issuer}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(params),
-  }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, string> }))
 
 let counter = 0
 const clientKinds: [string, () => Promise<string>][] = [
@@ -133,22 +70,6 @@ const clientKinds: [string, () => Promise<string>][] = [
     },
   ],
 ]
-
-/** Calls until the API refuses (401 invalid_token), within two seconds of the revocation. */
-async function refusedSoon(probe: () => Promise<{ status: number; body: Record<string, unknown> }>) {
-  const started = performance.now()
-  const answers: number[] = []
-  while (performance.now() - started < 2000) {
-    const res = await probe()
-    answers.push(res.status)
-    if (res.status === 401) {
-      expect(res.body.error).toBe('invalid_token')
-      return
-    }
-    await new Promise((r) => setTimeout(r, 10))
-  }
-  throw new Error(`never refused: ${answers.join(', ')}`)
-}
 
 describe('both example APIs and the feed, unchanged, with clients that arrive without the operator', () => {
   it.each(clientKinds)(
@@ -224,8 +145,8 @@ describe('both example APIs and the feed, unchanged, with clients that arrive wi
       expect(revokes(events, commerceToken)).toBe(true)
       // Each API, told by the feed, refuses its token.
       await Promise.all([
-        refusedSoon(() => call(links.base, 'GET', '/api/links', linksToken)),
-        refusedSoon(() => call(commerce.base, 'GET', '/api/products', commerceToken)),
+        refusedSince(() => call(links.base, 'GET', '/api/links', linksToken)),
+        refusedSince(() => call(commerce.base, 'GET', '/api/products', commerceToken)),
       ])
       const again = await tokenRequest({
         grant_type: 'refresh_token',
@@ -283,8 +204,8 @@ describe('both example APIs and the feed, unchanged, with clients that arrive wi
       ['urn:linkauth:event:client-disabled', clientId],
     ])
     await Promise.all([
-      refusedSoon(() => call(links.base, 'GET', '/api/links', first.body.access_token!)),
-      refusedSoon(() => call(commerce.base, 'GET', '/api/products', second.body.access_token!)),
+      refusedSince(() => call(links.base, 'GET', '/api/links', first.body.access_token!)),
+      refusedSince(() => call(commerce.base, 'GET', '/api/products', second.body.access_token!)),
     ])
   })
 })

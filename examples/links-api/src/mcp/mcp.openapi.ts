@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { errorSchema, jsonSchema, ok as json, open, protectedResourceMetadataSchema } from '../web/openapi.js'
 import { MAX_BATCH_SIZE } from './json-rpc.js'
 import { MCP_BODY_LIMIT, MCP_PATH } from './mcp.routes.js'
 
@@ -7,16 +8,6 @@ import { MCP_BODY_LIMIT, MCP_PATH } from './mcp.routes.js'
  * specification's, not described again here), its HTTP answers as mcp.routes.ts gives them, and its
  * RFC 9728 document. Its tokens are for its own resource identifier, hence a security scheme of its own.
  */
-
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any' })
-  return rest
-}
-
-const json = (description: string, schema: z.ZodType) => ({
-  description,
-  content: { 'application/json': { schema: jsonSchema(schema) } },
-})
 
 const rpcId = z.union([z.string(), z.number().int()])
 
@@ -43,7 +34,7 @@ const rpcError = z.object({
 })
 
 /** RFC 6750: the token's refusal, as on the REST routes (WWW-Authenticate names the metadata). */
-const tokenError = z.object({ error: z.string(), error_description: z.string() })
+const tokenError = errorSchema
 
 const rpcRefusal = (description: string) => json(description, rpcError)
 const tokenRefusal = json(
@@ -99,16 +90,6 @@ export const mcpSecurityScheme = {
     },
   },
 }
-
-export const mcpMetadataSchema = z.object({
-  resource: z.string(),
-  authorization_servers: z.array(z.string()),
-  scopes_supported: z.array(z.string()),
-  bearer_methods_supported: z.array(z.string()),
-  resource_name: z.string(),
-  dpop_signing_alg_values_supported: z.array(z.string()).optional(),
-  dpop_bound_access_tokens_required: z.boolean().optional(),
-})
 
 export function mcpOpenApiPaths() {
   return {
@@ -172,8 +153,8 @@ export function mcpOpenApiPaths() {
       get: {
         operationId: 'mcpProtectedResourceMetadata',
         summary: 'RFC 9728 metadata of the MCP endpoint (its own resource identifier): linkauth, the scopes.',
-        security: [] as never[],
-        responses: { '200': json('The metadata.', mcpMetadataSchema) },
+        ...open,
+        responses: { '200': json('The metadata.', protectedResourceMetadataSchema) },
       },
     },
   }
