@@ -56,6 +56,24 @@ export function prepareStatement<Values extends object, Row>(
   }
 }
 
+/**
+ * A list of inputs as the values of a statement over a list: one array per column, in the inputs'
+ * order, for `unnest(${v.ids}::uuid[], ${v.names}::text[], …) with ordinality` (the casts in the SQL
+ * say each column's type to PostgreSQL). `pick` names each column and reads it off an input; each
+ * column's element type is what its `pick` answers (null, not undefined, for SQL NULL).
+ */
+export function columnsOf<Input, Columns extends object>(
+  inputs: readonly Input[],
+  pick: { [Name in keyof Columns]: (input: Input) => Columns[Name] },
+): { [Name in keyof Columns]: Columns[Name][] } {
+  const columns = {} as { [Name in keyof Columns]: Columns[Name][] }
+  for (const name of Object.keys(pick) as (keyof Columns)[]) {
+    const read = pick[name]
+    columns[name] = inputs.map((input) => read(input))
+  }
+  return columns
+}
+
 export interface PreparedStatement<Values, Row> {
   /** The SQL text, fixed for the life of the process. */
   readonly sql: string

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
-import { prepareStatement } from '../db/prepared-statement.js'
+import { columnsOf, prepareStatement } from '../db/prepared-statement.js'
 
 /** A returning user's code (authorization-code.repository's CodeUnderLiveGrant, by session, not user). */
 export interface CodeForSession {
@@ -19,18 +19,19 @@ export interface CodeForSession {
 }
 
 /** CodeForSession as columns: the statement takes a list of codes (batchedWrite). */
-interface CodeColumns {
-  codeHashes: string[]
-  sessionTokenHashes: string[]
-  clientIds: string[]
-  redirectUris: string[]
-  /** Each code's scopes joined with spaces (a scope token has none). */
-  scopes: string[]
-  codeChallenges: string[]
-  createdAts: Date[]
-  expiresAts: Date[]
-  dpopJkts: (string | null)[]
-}
+const codeColumns = (codes: readonly CodeForSession[]) =>
+  columnsOf(codes, {
+    codeHashes: (c) => c.codeHash,
+    sessionTokenHashes: (c) => c.sessionTokenHash,
+    clientIds: (c) => c.clientId,
+    redirectUris: (c) => c.redirectUri,
+    /** Each code's scopes joined with spaces (a scope token has none). */
+    scopes: (c) => c.scopes.join(' '),
+    codeChallenges: (c) => c.codeChallenge,
+    createdAts: (c) => c.createdAt,
+    expiresAts: (c) => c.expiresAt,
+    dpopJkts: (c) => c.dpopJkt ?? null,
+  })
 
 /**
  * The whole of a returning user's authorization in one statement, for a list of codes (one, or the
@@ -42,7 +43,7 @@ interface CodeColumns {
  * safe, as redemption refuses a code of a revoked grant.
  */
 const codesForSessions = prepareStatement(
-  (_db, c: CodeColumns) =>
+  (_db, c: ReturnType<typeof codeColumns>) =>
     sql<{ code_hash: string; grant_id: string }>`
     insert into authorization_codes (code_hash, client_id, user_id, grant_id, redirect_uri, scopes, code_challenge,
                                      created_at, expires_at, dpop_jkt)
@@ -89,17 +90,7 @@ export async function insertAuthorizationCodesForSessions(
   db: Kysely<Database>,
   codes: readonly CodeForSession[],
 ): Promise<(string | undefined)[]> {
-  const rows = await codesForSessions.execute(db, {
-    codeHashes: codes.map((c) => c.codeHash),
-    sessionTokenHashes: codes.map((c) => c.sessionTokenHash),
-    clientIds: codes.map((c) => c.clientId),
-    redirectUris: codes.map((c) => c.redirectUri),
-    scopes: codes.map((c) => c.scopes.join(' ')),
-    codeChallenges: codes.map((c) => c.codeChallenge),
-    createdAts: codes.map((c) => c.createdAt),
-    expiresAts: codes.map((c) => c.expiresAt),
-    dpopJkts: codes.map((c) => c.dpopJkt ?? null),
-  })
+  const rows = await codesForSessions.execute(db, codeColumns(codes))
   const grantOf = new Map(rows.map((r) => [r.code_hash, r.grant_id]))
   return codes.map((c) => grantOf.get(c.codeHash))
 }

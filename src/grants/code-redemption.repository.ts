@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
-import { prepareStatement } from '../db/prepared-statement.js'
+import { columnsOf, prepareStatement } from '../db/prepared-statement.js'
 import { isSubset } from '../lib/scopes.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
@@ -45,35 +45,20 @@ export interface CodeRedemptionValues {
 }
 
 /** CodeRedemptionValues as columns: the redemption statement takes a list of redemptions (batchedWrite). */
-interface RedemptionColumns {
-  codeHashes: string[]
-  clientIds: string[]
-  redirectUris: (string | null)[]
-  expectedChallenges: string[]
-  resources: (string | null)[]
-  dpopJkts: (string | null)[]
-  familyIds: string[]
-  tokenHashes: string[]
-  nows: Date[]
-  familyExpiresAts: Date[]
-  tokenExpiresAts: Date[]
-}
-
-function redemptionColumns(list: readonly CodeRedemptionValues[]): RedemptionColumns {
-  return {
-    codeHashes: list.map((r) => r.codeHash),
-    clientIds: list.map((r) => r.clientId),
-    redirectUris: list.map((r) => r.redirectUri),
-    expectedChallenges: list.map((r) => r.expectedChallenge),
-    resources: list.map((r) => r.resource),
-    dpopJkts: list.map((r) => r.dpopJkt),
-    familyIds: list.map((r) => r.familyId),
-    tokenHashes: list.map((r) => r.tokenHash),
-    nows: list.map((r) => r.now),
-    familyExpiresAts: list.map((r) => r.familyExpiresAt),
-    tokenExpiresAts: list.map((r) => r.tokenExpiresAt),
-  }
-}
+const redemptionColumns = (list: readonly CodeRedemptionValues[]) =>
+  columnsOf(list, {
+    codeHashes: (r) => r.codeHash,
+    clientIds: (r) => r.clientId,
+    redirectUris: (r) => r.redirectUri,
+    expectedChallenges: (r) => r.expectedChallenge,
+    resources: (r) => r.resource,
+    dpopJkts: (r) => r.dpopJkt,
+    familyIds: (r) => r.familyId,
+    tokenHashes: (r) => r.tokenHash,
+    nows: (r) => r.now,
+    familyExpiresAts: (r) => r.familyExpiresAt,
+    tokenExpiresAts: (r) => r.tokenExpiresAt,
+  })
 
 /**
  * The whole code exchange in ONE statement (one round trip, atomic without an explicit transaction),
@@ -101,7 +86,7 @@ function redemptionColumns(list: readonly CodeRedemptionValues[]): RedemptionCol
  * URL), so there is nothing for a timing difference to reveal.
  */
 const redemptionStatement = prepareStatement(
-  (_db, r: RedemptionColumns) =>
+  (_db, r: ReturnType<typeof redemptionColumns>) =>
     sql<{
       n: string
       client_scopes: string[] | null

@@ -16,13 +16,12 @@ import {
   type CodeUnderLiveGrant,
   insertAuthorizationCode,
   type CodeForSession,
-  insertAuthorizationCodeForSession,
   insertAuthorizationCodesForSessions,
   insertAuthorizationCodeUnderLiveGrant,
 } from './authorization-code.repository.js'
 import { redirectUriMatches } from '../clients/redirect-uri.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
-import { redeemAuthorizationCodeRow, redeemAuthorizationCodeRows } from './code-redemption.repository.js'
+import { type CodeRedemptionValues, redeemAuthorizationCodeRows } from './code-redemption.repository.js'
 import { batchedWrite } from '../db/batched-write.js'
 import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
 import { type RevokedGrant, revokeGrantsWhere } from './grant-revocation.repository.js'
@@ -92,15 +91,12 @@ export function createGrantService(
 ) {
   // Concurrent authorizations of returning users share one statement (see batchedWrite).
   const insertForSessionShared = batchedWrite({
-    single: (code: CodeForSession) => insertAuthorizationCodeForSession(db, code),
-    many: (codes) => insertAuthorizationCodesForSessions(db, codes),
+    many: (codes: CodeForSession[]) => insertAuthorizationCodesForSessions(db, codes),
     key: (code) => code.codeHash,
   })
   // Concurrent exchanges of distinct codes share one statement (see batchedWrite).
   const redeemShared = batchedWrite({
-    single: (values: Parameters<typeof redeemAuthorizationCodeRow>[1]) =>
-      redeemAuthorizationCodeRow(db, values),
-    many: (list) => redeemAuthorizationCodeRows(db, list),
+    many: (list: CodeRedemptionValues[]) => redeemAuthorizationCodeRows(db, list),
     key: (values) => values.codeHash,
   })
   /** One grant.revoked row per grant a revocation ended, in the revocation's transaction. */

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
-import { prepareStatement } from '../db/prepared-statement.js'
+import { columnsOf, prepareStatement } from '../db/prepared-statement.js'
 import { servingResourcesOf } from './serving-resources.js'
 
 /** The facts of a refresh token an access token is issued from. */
@@ -51,36 +51,21 @@ export interface RefreshRotation {
 export const REFRESH_RETRY_ANSWERS = 5
 
 /** RefreshRotation as columns: the rotation statement takes a list of rotations (batchedWrite). */
-interface RotationColumns {
-  tokenHashes: string[]
-  newTokenHashes: string[]
-  clientIds: string[]
-  /** Each rotation's requested scopes joined with spaces (a scope token has none), null for none. */
-  requested: (string | null)[]
-  resources: (string | null)[]
-  dpopJkts: (string | null)[]
-  nows: Date[]
-  retryWindowStarts: (Date | null)[]
-  successorsSealed: (string | null)[]
-  newTokenExpiresAts: Date[]
-  touchGrantBefores: Date[]
-}
-
-function rotationColumns(rotations: readonly RefreshRotation[]): RotationColumns {
-  return {
-    tokenHashes: rotations.map((r) => r.tokenHash),
-    newTokenHashes: rotations.map((r) => r.newTokenHash),
-    clientIds: rotations.map((r) => r.clientId),
-    requested: rotations.map((r) => (r.requestedScopes === null ? null : r.requestedScopes.join(' '))),
-    resources: rotations.map((r) => r.resource),
-    dpopJkts: rotations.map((r) => r.dpopJkt),
-    nows: rotations.map((r) => r.now),
-    retryWindowStarts: rotations.map((r) => r.retryWindowStart),
-    successorsSealed: rotations.map((r) => r.successorSealed),
-    newTokenExpiresAts: rotations.map((r) => r.newTokenExpiresAt),
-    touchGrantBefores: rotations.map((r) => r.touchGrantBefore),
-  }
-}
+const rotationColumns = (rotations: readonly RefreshRotation[]) =>
+  columnsOf(rotations, {
+    tokenHashes: (r) => r.tokenHash,
+    newTokenHashes: (r) => r.newTokenHash,
+    clientIds: (r) => r.clientId,
+    /** Each rotation's requested scopes joined with spaces (a scope token has none), null for none. */
+    requested: (r) => (r.requestedScopes === null ? null : r.requestedScopes.join(' ')),
+    resources: (r) => r.resource,
+    dpopJkts: (r) => r.dpopJkt,
+    nows: (r) => r.now,
+    retryWindowStarts: (r) => r.retryWindowStart,
+    successorsSealed: (r) => r.successorSealed,
+    newTokenExpiresAts: (r) => r.newTokenExpiresAt,
+    touchGrantBefores: (r) => r.touchGrantBefore,
+  })
 
 /**
  * The rotation statement, over a list of rotations (one, or a batch of concurrent requests with
@@ -88,7 +73,7 @@ function rotationColumns(rotations: readonly RefreshRotation[]): RotationColumns
  * its own would; `n` is its place in the list.
  */
 const rotationStatement = prepareStatement(
-  (_db, r: RotationColumns) =>
+  (_db, r: ReturnType<typeof rotationColumns>) =>
     sql<{
       n: string
       family_id: string

@@ -16,7 +16,7 @@ import {
 import { batchedWrite } from '../db/batched-write.js'
 import {
   revokeRefreshFamily,
-  rotateRefreshToken as rotateRow,
+  type RefreshRotation as RotationRow,
   rotateRefreshTokens,
 } from './refresh-token.repository.js'
 
@@ -39,8 +39,7 @@ export function createRefreshTokenService(
 ) {
   // Concurrent rotations of distinct tokens share one statement (see batchedWrite).
   const rotateShared = batchedWrite({
-    single: (row: Parameters<typeof rotateRow>[1]) => rotateRow(db, row),
-    many: (rows) => rotateRefreshTokens(db, rows),
+    many: (rows: RotationRow[]) => rotateRefreshTokens(db, rows),
     key: (row) => row.tokenHash,
   })
   return {

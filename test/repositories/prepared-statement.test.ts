@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { prepareStatement } from '../../src/db/prepared-statement.js'
+import { columnsOf, prepareStatement } from '../../src/db/prepared-statement.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
 
 let database: TestDatabase
@@ -81,5 +81,37 @@ describe('prepareStatement', () => {
           .where('id', 'in', v.ids.length > 0 ? ['x'] : []),
       ),
     ).toThrow(/"ids" is not a parameter/)
+  })
+
+  it('takes a list of inputs as columns (columnsOf), each input one row of unnest in its place', async () => {
+    const inputs = [
+      { name: 'b', tags: ['x', 'y'], at: new Date('2030-01-02T00:00:00Z'), note: undefined },
+      { name: 'a', tags: [], at: new Date('2030-01-01T00:00:00Z'), note: 'kept' },
+    ]
+    const columns = (list: typeof inputs) =>
+      columnsOf(list, {
+        names: (i) => i.name,
+        tags: (i) => i.tags.join(' '),
+        ats: (i) => i.at,
+        notes: (i) => i.note ?? null,
+      })
+    expect(columns(inputs)).toEqual({
+      names: ['b', 'a'],
+      tags: ['x y', ''],
+      ats: [inputs[0]!.at, inputs[1]!.at],
+      notes: [null, 'kept'],
+    })
+    const rows = prepareStatement(
+      (_db, c: ReturnType<typeof columns>) =>
+        sql<{ name: string; at: Date; note: string | null; n: number }>`
+        select name, at, note, n::int as n
+          from unnest(${c.names}::text[], ${c.ats}::timestamptz[], ${c.notes}::text[])
+               with ordinality as input(name, at, note, n)
+         order by n`,
+    )
+    expect(await rows.execute(database.db, columns(inputs))).toEqual([
+      { name: 'b', at: inputs[0]!.at, note: null, n: 1 },
+      { name: 'a', at: inputs[1]!.at, note: 'kept', n: 2 },
+    ])
   })
 })

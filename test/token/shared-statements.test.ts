@@ -18,31 +18,28 @@ import { refreshTokenIsLive } from '../helpers/tokens.js'
  * still gets exactly the answer it would have had alone.
  */
 describe('batchedWrite', () => {
+  /** A statement over a list, as the real ones: a list holding 'bad' fails whole, written nothing. */
   const recorder = () => {
     const calls: string[][] = []
     return {
       calls,
-      write: batchedWrite<string, string>({
-        single: async (x) => {
-          calls.push([x])
-          if (x === 'bad') throw new Error('refused: bad')
-          return `one:${x}`
-        },
-        many: async (xs) => {
+      write: batchedWrite({
+        many: async (xs: string[]) => {
           calls.push([...xs])
-          if (xs.includes('bad')) throw new Error('a batch with bad fails whole')
-          return xs.map((x) => `many:${x}`)
+          if (xs.includes('bad'))
+            throw new Error(xs.length === 1 ? 'refused: bad' : 'a batch with bad fails whole')
+          return xs.map((x) => `done:${x}`)
         },
         key: (x) => x.replace(/#.*/, ''),
       }),
     }
   }
 
-  it('sends what one turn of the loop asks for as one batch, sorted by key; alone, the single statement', async () => {
+  it('sends what one turn of the loop asks for as one batch, sorted by key; alone, a list of one', async () => {
     const r = recorder()
-    expect(await Promise.all(['c', 'a', 'b'].map(r.write))).toEqual(['many:c', 'many:a', 'many:b'])
+    expect(await Promise.all(['c', 'a', 'b'].map(r.write))).toEqual(['done:c', 'done:a', 'done:b'])
     expect(r.calls).toEqual([['a', 'b', 'c']])
-    expect(await r.write('d')).toBe('one:d')
+    expect(await r.write('d')).toBe('done:d')
     expect(r.calls.at(-1)).toEqual(['d'])
   })
 
@@ -56,10 +53,28 @@ describe('batchedWrite', () => {
     const r = recorder()
     const settled = await Promise.allSettled(['a', 'bad', 'c'].map(r.write))
     expect(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message))).toEqual([
-      'one:a',
+      'done:a',
       'refused: bad',
-      'one:c',
+      'done:c',
     ])
+    expect(r.calls).toEqual([['a', 'bad', 'c'], ['a'], ['bad'], ['c']])
+  })
+
+  it('takes an answer of another length than its list as a failure, in a batch and alone', async () => {
+    const calls: string[][] = []
+    const write = batchedWrite({
+      many: async (xs: string[]) => {
+        calls.push([...xs])
+        return xs.slice(1)
+      },
+      key: (x) => x,
+    })
+    const settled = await Promise.allSettled(['a', 'b'].map(write))
+    expect(settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : s.value))).toEqual([
+      'batchedWrite: 0 answers for 1 inputs',
+      'batchedWrite: 0 answers for 1 inputs',
+    ])
+    expect(calls).toEqual([['a', 'b'], ['a'], ['b']])
   })
 })
 
