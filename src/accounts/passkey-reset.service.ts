@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import { type AuditRecorder, NO_AUDIT, type RequestFacts } from '../audit/audit.service.js'
 import type { Database } from '../db/database.js'
+import { inRetriedTransaction } from '../db/transaction.js'
 import type { Clock } from '../lib/clock.js'
 import { sha256 } from '../lib/secrets.js'
 import type { PasskeyService } from './passkey.service.js'
@@ -80,7 +81,7 @@ export function createPasskeyResetService(
       )
       const now = clock.now()
       try {
-        return await db.transaction().execute(async (trx) => {
+        return await inRetriedTransaction(db, async (trx) => {
           const used = await consumeResetToken(trx, sha256(token), now)
           if (!used || used.userId !== userId) return false
           const passkey = await deps.passkeys.storeRegistration(

@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { type AuditRecorder, NO_AUDIT, OPERATOR, type RequestFacts } from '../audit/audit.service.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
-import { isUniqueViolation, retryOnConcurrencyConflict } from '../db/errors.js'
+import { isUniqueViolation } from '../db/errors.js'
+import { inRetriedTransaction } from '../db/transaction.js'
 import { ProblemError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { isBase64url256Bits, isUuid, newSecret } from '../lib/identifiers.js'
@@ -178,20 +179,18 @@ export function createUserService(
      * Their audit history stays (it names them by id only).
      */
     deleteUser: (id: string, from?: RequestFacts) =>
-      retryOnConcurrencyConflict(() =>
-        db.transaction().execute(async (trx) => {
-          const deleted = await deleteUser(trx, id)
-          if (deleted)
-            await audit.record(trx, {
-              type: 'user.deleted',
-              from,
-              actor: OPERATOR,
-              target: { kind: 'user', id },
-              userId: id,
-            })
-          return deleted
-        }),
-      ),
+      inRetriedTransaction(db, async (trx) => {
+        const deleted = await deleteUser(trx, id)
+        if (deleted)
+          await audit.record(trx, {
+            type: 'user.deleted',
+            from,
+            actor: OPERATOR,
+            target: { kind: 'user', id },
+            userId: id,
+          })
+        return deleted
+      }),
 
     /**
      * A signed-in user's new password (the current one was checked by the caller): stores its argon2id
@@ -207,7 +206,7 @@ export function createUserService(
       options: { disconnectApps?: boolean } = {},
     ): Promise<{ appsDisconnected: number }> {
       const passwordHash = await hashPassword(password)
-      return db.transaction().execute(async (trx) => {
+      return inRetriedTransaction(db, async (trx) => {
         const { updated, sessionsEnded } = await setPasswordHash(trx, userId, passwordHash, keepSessionId)
         if (!updated) throw new ProblemError(404, 'No user with this id.')
         await voidResetTokensOf(trx, userId, clock.now())
@@ -271,7 +270,7 @@ export function createUserService(
       if ((await resetLinkFor(token))?.restores !== 'password') return false
       const passwordHash = await hashPassword(password)
       const now = clock.now()
-      return db.transaction().execute(async (trx) => {
+      return inRetriedTransaction(db, async (trx) => {
         const link = await consumeResetToken(trx, sha256(token!), now)
         if (!link) return false
         const { sessionsEnded } = await setPasswordHash(trx, link.userId, passwordHash)

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 import { z } from 'zod'
 import type { Database } from '../db/database.js'
-import { retryOnConcurrencyConflict } from '../db/errors.js'
+import { inRetriedTransaction } from '../db/transaction.js'
 import { type AuditRecorder, NO_AUDIT, OPERATOR, type RequestFacts } from '../audit/audit.service.js'
 import { ProblemError } from '../errors.js'
 import type { ClientNarrowing, GrantService } from '../grants/grant.service.js'
@@ -158,48 +158,46 @@ export function createClientService(
     async updateClient(id: string, patch: ClientUpdate, from?: RequestFacts): Promise<UpdatedClient> {
       if (!isClientId(id)) throw new ProblemError(404, 'No client with this id.')
       // Deadlocks with a concurrent refresh or consent roll the whole transaction back: run it again.
-      const updated = await retryOnConcurrencyConflict(() =>
-        db.transaction().execute(async (trx) => {
-          const current = await lockClient(trx, id)
-          if (!current) throw new ProblemError(404, 'No client with this id.')
-          const scopes = patch.scopes ? normalizeScopes(patch.scopes) : current.scopes
-          const redirectUris = patch.redirect_uris ?? current.redirectUris
-          const client = await updateClient(trx, id, {
-            name: patch.name,
-            redirectUris: patch.redirect_uris,
-            scopes: patch.scopes ? scopes : undefined,
-            metadata: metadataOf(patch),
-          })
-          const scopeRemoved = current.scopes.some((s) => !scopes.includes(s))
-          const removedUris = current.redirectUris.filter((u) => !redirectUris.includes(u))
-          const narrowing =
-            scopeRemoved || removedUris.length > 0
-              ? await grants.narrowForClient(id, scopes, removedUris, trx, from)
-              : undefined
-          await audit.record(trx, {
-            type: 'client.updated',
-            actor: OPERATOR,
-            target: { kind: 'client', id },
-            clientId: id,
-            details: {
-              fields: Object.keys(patch).filter((k) => patch[k as keyof ClientUpdate] !== undefined),
-              ...(patch.scopes ? { scopes, previous_scopes: current.scopes } : {}),
-              ...(patch.redirect_uris
-                ? { redirect_uris: redirectUris, removed_redirect_uris: removedUris }
-                : {}),
-              ...(narrowing
-                ? {
-                    grants_revoked: narrowing.grantsRevoked.length,
-                    grants_narrowed: narrowing.grantsNarrowed,
-                    refresh_families_revoked: narrowing.familiesRevoked,
-                  }
-                : {}),
-            },
-            from,
-          })
-          return { client, narrowing }
-        }),
-      )
+      const updated = await inRetriedTransaction(db, async (trx) => {
+        const current = await lockClient(trx, id)
+        if (!current) throw new ProblemError(404, 'No client with this id.')
+        const scopes = patch.scopes ? normalizeScopes(patch.scopes) : current.scopes
+        const redirectUris = patch.redirect_uris ?? current.redirectUris
+        const client = await updateClient(trx, id, {
+          name: patch.name,
+          redirectUris: patch.redirect_uris,
+          scopes: patch.scopes ? scopes : undefined,
+          metadata: metadataOf(patch),
+        })
+        const scopeRemoved = current.scopes.some((s) => !scopes.includes(s))
+        const removedUris = current.redirectUris.filter((u) => !redirectUris.includes(u))
+        const narrowing =
+          scopeRemoved || removedUris.length > 0
+            ? await grants.narrowForClient(id, scopes, removedUris, trx, from)
+            : undefined
+        await audit.record(trx, {
+          type: 'client.updated',
+          actor: OPERATOR,
+          target: { kind: 'client', id },
+          clientId: id,
+          details: {
+            fields: Object.keys(patch).filter((k) => patch[k as keyof ClientUpdate] !== undefined),
+            ...(patch.scopes ? { scopes, previous_scopes: current.scopes } : {}),
+            ...(patch.redirect_uris
+              ? { redirect_uris: redirectUris, removed_redirect_uris: removedUris }
+              : {}),
+            ...(narrowing
+              ? {
+                  grants_revoked: narrowing.grantsRevoked.length,
+                  grants_narrowed: narrowing.grantsNarrowed,
+                  refresh_families_revoked: narrowing.familiesRevoked,
+                }
+              : {}),
+          },
+          from,
+        })
+        return { client, narrowing }
+      })
       origins.invalidate()
       return updated
     },
@@ -267,9 +265,12 @@ export function createClientService(
       const client = await findClientById(db, id)
       return client && client.disabledAt === null ? client : undefined
     },
-    /** Disables a client and revokes all its grants, in one transaction. */
+    /**
+     * Disables a client and revokes all its grants, in one transaction, run again from its start when
+     * the revocation loses a deadlock to concurrent code exchanges (see revokeGrantsWhere).
+     */
     async disableClient(id: string, from?: RequestFacts): Promise<Client> {
-      const client = await db.transaction().execute(async (trx) => {
+      const client = await inRetriedTransaction(db, async (trx) => {
         const client = await disableClient(trx, id, clock.now())
         if (!client) throw new ProblemError(404, 'No client with this id.')
         const revoked = await grants.revokeAllForClient(id, trx, from)

@@ -8,6 +8,7 @@ import {
 } from '../audit/audit.service.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
+import { inRetriedTransaction } from '../db/transaction.js'
 import { OAuthError, RateLimitedError } from '../errors.js'
 import type { GrantService } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
@@ -197,7 +198,7 @@ export function createDynamicRegistrationService(deps: {
       if (!isClientId(clientId) || registrationToken === undefined) return false
       const client = await findDynamicClient(db, clientId, sha256(registrationToken))
       if (!client) return false
-      const removed = await db.transaction().execute(async (trx) => {
+      const removed = await inRetriedTransaction(db, async (trx) => {
         const actor = { kind: 'client' as const, id: clientId }
         const ids = await retire(trx, [clientId], 'registration_deleted', actor, from)
         if (ids.length > 0)
@@ -221,7 +222,7 @@ export function createDynamicRegistrationService(deps: {
       const before = addSeconds(clock.now(), -config.dynamicRegistrationUnusedTtl)
       let total = 0
       for (;;) {
-        const ids = await db.transaction().execute(async (trx) => {
+        const ids = await inRetriedTransaction(db, async (trx) => {
           const found = await lockUnusedDynamicClients(trx, before, batchSize)
           const ids = await retire(trx, found, 'registration_expired', SYSTEM)
           if (ids.length > 0)

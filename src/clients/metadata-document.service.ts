@@ -3,6 +3,7 @@ import type { Logger } from 'pino'
 import { type AuditRecorder, NO_AUDIT, OPERATOR, type RequestFacts } from '../audit/audit.service.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
+import { inRetriedTransaction } from '../db/transaction.js'
 import { ProblemError } from '../errors.js'
 import type { GrantService } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
@@ -149,7 +150,7 @@ export function createMetadataDocumentService(deps: MetadataDocumentDeps) {
       config.clientMetadataCacheMax,
     )
     const host = new URL(clientId).host
-    const result = await db.transaction().execute(async (trx) => {
+    const result = await inRetriedTransaction(db, async (trx) => {
       // The block list is read again under the row's lock: a block committed meanwhile wins.
       if (await findBlockedClientId(trx, clientId))
         throw new ClientRefused('The operator has blocked this application.')
@@ -264,7 +265,7 @@ export function createMetadataDocumentService(deps: MetadataDocumentDeps) {
     async block(clientId: string, reason: string | null, from?: RequestFacts): Promise<{ created: boolean }> {
       const problem = clientIdUrlProblem(clientId)
       if (problem) throw new ProblemError(400, `client_id ${problem}.`)
-      const created = await db.transaction().execute(async (trx) => {
+      const created = await inRetriedTransaction(db, async (trx) => {
         const now = clock.now()
         const added = await insertBlockedClientId(trx, clientId, reason, now)
         if (!added) return false

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from './database.js'
-import { retryOnConcurrencyConflict } from './errors.js'
+import { inRetriedTransaction } from './transaction.js'
 
 /**
  * Advisory lock keys, one per kind of work that must run on one instance at a time. Each is taken per
@@ -17,7 +17,8 @@ export const ADVISORY_LOCKS = {
 /**
  * Runs `work` in a transaction of its own that holds the lock `key`. With `wait: false` (the default)
  * it returns undefined, having done nothing, when another instance holds the lock; with `wait: true`
- * it waits for it. Work that loses a deadlock or a serialization conflict is run again from the start.
+ * it waits for it. Work that loses a deadlock or a serialization conflict is run again from the start
+ * (inRetriedTransaction).
  */
 export function inAdvisoryLock<T>(
   db: Kysely<Database>,
@@ -25,15 +26,13 @@ export function inAdvisoryLock<T>(
   work: (trx: Kysely<Database>) => Promise<T>,
   options: { wait?: boolean } = {},
 ): Promise<T | undefined> {
-  return retryOnConcurrencyConflict(() =>
-    db.transaction().execute(async (trx) => {
-      if (options.wait) {
-        await sql`select pg_advisory_xact_lock(${key})`.execute(trx)
-        return work(trx)
-      }
-      const { rows } = await sql<{ locked: boolean }>`
-        select pg_try_advisory_xact_lock(${key}) as locked`.execute(trx)
-      return rows[0]?.locked ? work(trx) : undefined
-    }),
-  )
+  return inRetriedTransaction(db, async (trx) => {
+    if (options.wait) {
+      await sql`select pg_advisory_xact_lock(${key})`.execute(trx)
+      return work(trx)
+    }
+    const { rows } = await sql<{ locked: boolean }>`
+      select pg_try_advisory_xact_lock(${key}) as locked`.execute(trx)
+    return rows[0]?.locked ? work(trx) : undefined
+  })
 }

@@ -23,7 +23,8 @@ export function isConcurrencyConflict(err: unknown): boolean {
  * locks its code or token row and then the grant's, while deleting a user cascades from the grant to
  * the codes and tokens. The aborted statement wrote nothing, so running it again is safe, and it then
  * sees what the other one committed (for example, the user is gone: invalid_grant). Never use it
- * inside a transaction, whose earlier statements the abort has undone too.
+ * inside a transaction, whose earlier statements the abort has undone too: inRetriedTransaction
+ * (transaction.ts) runs a whole transaction again.
  */
 export async function retryOnConcurrencyConflict<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -23,6 +23,7 @@ import { redirectUriMatches } from '../clients/redirect-uri.js'
 import { type CodeRedemption, redeemAuthorizationCode } from './code-redemption.js'
 import { type CodeRedemptionValues, redeemAuthorizationCodeRows } from './code-redemption.repository.js'
 import { batchedWrite } from '../db/batched-write.js'
+import { inRetriedTransaction } from '../db/transaction.js'
 import type { IssuedRefreshToken, RefreshLifetimes } from './refresh-rotation.js'
 import { type RevokedGrant, revokeGrantsWhere } from './grant-revocation.repository.js'
 import {
@@ -164,7 +165,7 @@ export function createGrantService(
     reason: string,
     from: RequestFacts | undefined,
   ) {
-    const ids = await db.transaction().execute(async (t) => {
+    const ids = await inRetriedTransaction(db, async (t) => {
       const revoked = await revokeGrantsWhere(t, { userId, clientId }, clock.now(), reason)
       await recordRevoked(t, revoked, actor, reason, from)
       return revoked
@@ -253,6 +254,8 @@ export function createGrantService(
      * Revokes every live grant of a user (every connected application) and their refresh families,
      * inside the caller's transaction (a password reset, or a change that disconnects everything),
      * with a grant.revoked row each; the revocation feed hears of each grant through its trigger.
+     * The caller opens that transaction with inRetriedTransaction: a revocation of several grants can
+     * lose a deadlock to the token endpoint's batched statements (see revokeGrantsWhere).
      */
     async revokeAllForUser(
       trx: Kysely<Database>,
@@ -267,7 +270,8 @@ export function createGrantService(
     },
     /**
      * Revokes every live grant of a client and their refresh families. Pass `trx` to make it part
-     * of a larger transaction; without it, it runs in one of its own. `why`: the operator disabled
+     * of a larger transaction, opened with inRetriedTransaction as for revokeAllForUser; without it,
+     * it runs in one of its own, run again when it loses a deadlock. `why`: the operator disabled
      * it (the default), or its metadata document named a new redirect URI (the client's doing).
      */
     async revokeAllForClient(
@@ -284,7 +288,7 @@ export function createGrantService(
         await recordRevoked(t, revoked, why.actor, why.reason, from)
         return revoked
       }
-      const ids = await inTransaction(trx, run)
+      const ids = await (trx ? run(trx) : inRetriedTransaction(db, run))
       metricHooks.revoked?.('grant', ids.length)
       return ids.length
     },
@@ -293,7 +297,8 @@ export function createGrantService(
      * them is revoked first, in the caller's transaction, with a grant.revoked row each naming why
      * (`registration_deleted`, `registration_expired`), so that the trail and the revocation metric
      * count them as any revocation. The caller disables the clients first: the feed then announces
-     * one client-disabled event per client (grant events are covered by it).
+     * one client-disabled event per client (grant events are covered by it). The caller's
+     * transaction is opened with inRetriedTransaction, as for revokeAllForUser.
      */
     async revokeAllForRemovedClients(
       clientIds: readonly string[],

@@ -70,6 +70,7 @@ export const POSTGRES_ONLY_FILES = [
   'test/process/server-process.test.ts',
   'test/process/start-refusals.test.ts',
   'test/repositories/storage.test.ts',
+  'test/revocation/deadlock.test.ts',
 ] as const
 
 export function noPostgresReason(forced: boolean): string {
