@@ -12,8 +12,8 @@ import { expectInvariants } from '../helpers/invariants.js'
  * several requests in the order of their codes; a revocation locks the grants it ends in the order of
  * their ids. Here another session plays the exchange, made deterministic: it share-locks the grant
  * with the highest id, the revocation takes the others and waits for that one, and the session then
- * asks for the lowest: a deadlock. The session's deadlock_timeout is 10 s against the server's 1 s,
- * so PostgreSQL picks the revocation as the victim. Its whole transaction runs again from the start
+ * asks for the lowest: a deadlock. The session's deadlock_timeout is 3 s against the server's 1 s (and under its 10 s statement_timeout),
+ * so PostgreSQL picks the revocation as the victim (a round where it could not is played again). Its whole transaction runs again from the start
  * once the session commits, and the operator or the user sees it succeed, audited once.
  */
 describe.skipIf(testEngine() !== 'postgres')('a revocation chosen as a deadlock victim', () => {
@@ -70,16 +70,22 @@ describe.skipIf(testEngine() !== 'postgres')('a revocation chosen as a deadlock 
 
   /**
    * Runs `revoke` into the deadlock described above and returns what it answered once the session
-   * has committed. Fails when the revocation had not locked the lower grants first (the probe) or
-   * was not the one PostgreSQL aborted (the session's second lock would then fail).
+   * has committed. Fails when the revocation had not locked the lower grants first (the probe).
+   * `undefined` when the round proved nothing: PostgreSQL checks a waiting session for a deadlock once,
+   * deadlock_timeout (1 s) after it began to wait; on a machine so busy that the session's second lock
+   * came later than that, the revocation's check found no cycle yet, and the session became the
+   * victim. The caller then plays another round with new grants.
    */
-  async function revokeIntoDeadlock<T>(grantIds: string[], revoke: () => Promise<T>): Promise<T> {
+  async function revokeIntoDeadlock<T>(
+    grantIds: string[],
+    revoke: () => Promise<T>,
+  ): Promise<{ value: T } | undefined> {
     const ordered = [...grantIds].sort(compare)
     const [lowest, highest] = [ordered[0]!, ordered.at(-1)!]
     await session.query('begin')
     let revocation: Promise<{ value: T } | { error: unknown }> | undefined
     try {
-      await session.query(`set local deadlock_timeout = '10s'`)
+      await session.query(`set local deadlock_timeout = '3s'`)
       // As the code exchange's statement locks a grant: `for share of g`.
       await session.query('select 1 from grants where id = $1 for share', [highest])
       const sessionPid = (await session.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
@@ -104,9 +110,16 @@ describe.skipIf(testEngine() !== 'postgres')('a revocation chosen as a deadlock 
       await expect(
         probe.query('select 1 from grants where id = $1 for share nowait', [lowest]),
       ).rejects.toMatchObject({ code: '55P03' })
-      // Closes the cycle; granted once PostgreSQL has rolled the revocation back. (Were this session
-      // the victim instead, this would fail with deadlock_detected.)
-      await session.query('select 1 from grants where id = $1 for share', [lowest])
+      // Closes the cycle; granted once PostgreSQL has rolled the revocation back.
+      try {
+        await session.query('select 1 from grants where id = $1 for share', [lowest])
+      } catch (err) {
+        if ((err as { code?: string }).code !== '40P01') throw err
+        // This session was the victim (see above): the revocation went through without a retry.
+        await session.query('rollback')
+        await revocation
+        return undefined
+      }
       await session.query('commit')
     } catch (err) {
       await session.query('rollback')
@@ -115,7 +128,16 @@ describe.skipIf(testEngine() !== 'postgres')('a revocation chosen as a deadlock 
     }
     const outcome = await revocation
     if ('error' in outcome) throw outcome.error
-    return outcome.value
+    return { value: outcome.value }
+  }
+
+  /** Plays rounds of `round` until one proves something (at most three). */
+  async function untilConclusive<T>(round: () => Promise<{ value: T } | undefined>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await round()
+      if (outcome) return outcome.value
+      if (attempt === 3) throw new Error('three rounds in a row, the revocation was never the victim')
+    }
   }
 
   /** Every grant revoked with its family, and one grant.revoked audit row each, naming `reason`. */
@@ -153,12 +175,15 @@ describe.skipIf(testEngine() !== 'postgres')('a revocation chosen as a deadlock 
   }
 
   it('the operator disabling a client with several users still succeeds, audited once', async () => {
-    const clientId = await newClient()
-    const users = [await newUser(), await newUser(), await newUser()]
-    const grantIds = await grantsAgainstScanOrder(users.map((userId) => ({ userId, clientId })))
-    const res = await revokeIntoDeadlock(grantIds, () =>
-      t.admin.inject({ method: 'DELETE', url: `/admin/clients/${clientId}`, headers: adminHeaders }),
-    )
+    const { clientId, grantIds, res } = await untilConclusive(async () => {
+      const clientId = await newClient()
+      const users = [await newUser(), await newUser(), await newUser()]
+      const grantIds = await grantsAgainstScanOrder(users.map((userId) => ({ userId, clientId })))
+      const outcome = await revokeIntoDeadlock(grantIds, () =>
+        t.admin.inject({ method: 'DELETE', url: `/admin/clients/${clientId}`, headers: adminHeaders }),
+      )
+      return outcome && { value: { clientId, grantIds, res: outcome.value } }
+    })
     expect(res.statusCode, res.body).toBe(200)
     await expectRevokedOnce(grantIds, 'client_disabled')
     expect(await auditDetails('client.disabled', 'client_id', clientId)).toEqual([
@@ -167,14 +192,17 @@ describe.skipIf(testEngine() !== 'postgres')('a revocation chosen as a deadlock 
   })
 
   it("a password reset disconnecting the user's applications still succeeds, audited once", async () => {
-    const userId = await newUser()
-    const clients = [await newClient(), await newClient(), await newClient()]
-    const grantIds = await grantsAgainstScanOrder(clients.map((clientId) => ({ userId, clientId })))
-    const { url } = await t.services.users.issueResetLink(userId)
-    const token = new URL(url).searchParams.get('token')!
-    const reset = await revokeIntoDeadlock(grantIds, () =>
-      t.services.users.resetPassword(token, 'a new and longer password'),
-    )
+    const { userId, grantIds, reset } = await untilConclusive(async () => {
+      const userId = await newUser()
+      const clients = [await newClient(), await newClient(), await newClient()]
+      const grantIds = await grantsAgainstScanOrder(clients.map((clientId) => ({ userId, clientId })))
+      const { url } = await t.services.users.issueResetLink(userId)
+      const token = new URL(url).searchParams.get('token')!
+      const outcome = await revokeIntoDeadlock(grantIds, () =>
+        t.services.users.resetPassword(token, 'a new and longer password'),
+      )
+      return outcome && { value: { userId, grantIds, reset: outcome.value } }
+    })
     expect(reset).toBe(true)
     await expectRevokedOnce(grantIds, 'password_reset')
     expect(await auditDetails('password.reset', 'user_id', userId)).toEqual([
