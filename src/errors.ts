@@ -169,8 +169,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false
   const code = (err as { code?: unknown }).code
   if (typeof code === 'string') {
-    // SQLSTATE class 08 (connection exception), 57P01-57P05 (shutdown, cannot connect now, ...), 53300 too many connections.
-    if (code.startsWith('08') || /^57P0[1-5]$/.test(code) || code === '53300') return true
+    // SQLSTATE class 08 (connection exception), 57P01-57P05 (shutdown, cannot connect now, ...), 53300 too many connections,
+    // 57014 query_canceled: the statement outlived statement_timeout (a lock held too long, an overloaded
+    // server) and was rolled back, so nothing was written and the same request may be sent again.
+    if (code.startsWith('08') || /^57P0[1-5]$/.test(code) || code === '53300' || code === '57014') return true
     if (UNAVAILABLE_CODES.has(code)) return true
   }
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Query read timeout|PGlite is closed/i.test(

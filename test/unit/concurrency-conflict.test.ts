@@ -74,4 +74,20 @@ describe('statements aborted by a concurrency conflict', () => {
     expect(lines.join('')).toContain('"errorCode":"40P01"')
     await app.close()
   })
+
+  it('a statement ended by statement_timeout (57014, rolled back) is a 503 with Retry-After too', async () => {
+    const app = Fastify({ logger: false })
+    await errorHandling(app)
+    await app.register(async (oauth) => {
+      answerErrorsAs(oauth, 'oauth')
+      oauth.post('/api/oauth/token', async () => {
+        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' })
+      })
+    })
+    const api = await app.inject({ method: 'POST', url: '/api/oauth/token' })
+    expect(api.statusCode).toBe(503)
+    expect(api.headers['retry-after']).toBe('5')
+    expect(api.json()).toMatchObject({ error: 'temporarily_unavailable' })
+    await app.close()
+  })
 })
