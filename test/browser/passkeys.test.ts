@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { adminHeaders, buildTestApp, type TestApp } from '../helpers/app.js'
+import { adminHeaders } from '../helpers/app.js'
 import { CookieJar, hiddenField } from '../helpers/browser.js'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import { freePort } from '../helpers/net.js'
@@ -10,11 +10,10 @@ import {
   type BrowserWorld,
   expectNoHorizontalScroll,
   expectNoSeriousA11yViolations,
-  launchBrowser,
   newPage,
   screenshot,
   seedBrowserWorld,
-  startCallbackServer,
+  startWorld,
   waitForCallback,
 } from '../helpers/playwright.js'
 
@@ -26,38 +25,22 @@ import {
  * http://localhost:PORT: WebAuthn needs a secure context on a domain name.
  */
 
-async function startPasskeyWorld(): Promise<BrowserWorld> {
-  const port = await freePort()
-  const t: TestApp = await buildTestApp({ env: { ISSUER: `http://localhost:${port}` } })
-  await t.app.listen({ port, host: 'localhost' })
-  const callback = await startCallbackServer()
-  const browser = await launchBrowser()
-  return {
-    t,
-    base: `http://localhost:${port}`,
-    callback,
-    browser,
-    close: async () => {
-      await browser.close()
-      await callback.close()
-      await t.close()
-    },
-  }
-}
+/** A platform authenticator that holds passkeys and verifies the user, answering without a person. */
+const PLATFORM_AUTHENTICATOR = {
+  options: {
+    protocol: 'ctap2',
+    transport: 'internal',
+    hasResidentKey: true,
+    hasUserVerification: true,
+    isUserVerified: true,
+    automaticPresenceSimulation: true,
+  },
+} as const
 
 async function virtualAuthenticator(context: BrowserContext, page: Page) {
   const cdp = await context.newCDPSession(page)
   await cdp.send('WebAuthn.enable')
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  })
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', PLATFORM_AUTHENTICATOR)
   return { cdp, authenticatorId }
 }
 
@@ -73,16 +56,21 @@ async function expectCardsApart(page: Page) {
     expect(boxes[i]!.top).toBeGreaterThanOrEqual(boxes[i - 1]!.bottom + 8)
 }
 
-/** Signs in with the password on a browser of its own and adds a passkey; answers the passkey. */
-async function registeredPasskey(s: { email: string; password: string }) {
-  const { context, page } = await newPage(world.browser)
-  const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+/** Signs in with the password on `page` and adds a passkey there (its virtual authenticator's). */
+async function addPasskey(page: Page, s: { email: string; password: string }) {
   await page.goto(`${world.base}/login?next=account-passkeys`)
   await page.getByLabel('Email').fill(s.email)
   await page.getByLabel('Password').fill(s.password)
   await page.getByRole('button', { name: 'Sign in', exact: true }).click()
   await page.getByRole('button', { name: 'Add a passkey' }).click()
   await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+}
+
+/** Signs in with the password on a browser of its own and adds a passkey; answers the passkey. */
+async function registeredPasskey(s: { email: string; password: string }) {
+  const { context, page } = await newPage(world.browser)
+  const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
+  await addPasskey(page, s)
   const [passkey] = await credentialsOf(cdp, authenticatorId)
   await context.close()
   return passkey!
@@ -92,7 +80,7 @@ let world: BrowserWorld
 
 describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
   beforeAll(async () => {
-    world = await startPasskeyWorld()
+    world = await startWorld({ onLocalhost: true })
   })
   afterAll(async () => world?.close())
 
@@ -305,12 +293,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       const { context, page } = await newPage(world.browser)
       const { cdp, authenticatorId } = await virtualAuthenticator(context, page)
       // The user's real passkey, registered on our site.
-      await page.goto(`${world.base}/login?next=account-passkeys`)
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-      await page.getByRole('button', { name: 'Add a passkey' }).click()
-      await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
+      await addPasskey(page, s)
       const [real] = await credentialsOf(cdp, authenticatorId)
 
       // The same key under the look-alike's RP ID (as if the person had registered there too).
@@ -325,16 +308,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
         const phishRpId = 'linkauth-login.localhost'
         // On a fresh authenticator (Chrome allows one internal authenticator at a time).
         await cdp.send('WebAuthn.removeVirtualAuthenticator', { authenticatorId })
-        const other = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-          options: {
-            protocol: 'ctap2',
-            transport: 'internal',
-            hasResidentKey: true,
-            hasUserVerification: true,
-            isUserVerified: true,
-            automaticPresenceSimulation: true,
-          },
-        })
+        const other = await cdp.send('WebAuthn.addVirtualAuthenticator', PLATFORM_AUTHENTICATOR)
         await cdp.send('WebAuthn.addCredential', {
           authenticatorId: other.authenticatorId,
           credential: {
