@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
+import { PASSKEY_NOT_ON_ACCOUNT, PASSKEY_SIGN_IN_FAILED } from '../../src/web/pages/sign-in.page.js'
 import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { createRunningClock } from '../helpers/clock.js'
 import { authorizeUrl, Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
@@ -357,6 +358,44 @@ describe('signing in with a passkey', () => {
     ])
     const failures = await t.services.metrics.passkeyFailures.get()
     expect(failures.values.some((v) => v.labels.reason === 'backup_eligibility_changed')).toBe(true)
+  })
+
+  it('refuses a passkey removed from its account: says it is not on any account here, names it for the browser to forget, starts no autofill', async () => {
+    const s = await seed(t)
+    const { browser: owner, csrf } = await signedIn(s.email)
+    const removed = await register(owner, csrf, s.user.id, 'Old phone')
+    const kept = await register(owner, csrf, s.user.id, 'Laptop')
+    const [old] = await t.services.passkeys.list(s.user.id)
+    expect(old!.name).toBe('Old phone')
+    await owner.post(`/account/passkeys/${old!.id}/remove`, { csrf_token: csrf })
+    const alert = (body: string) => /<p class="alert" role="alert">([^<]*)<\/p>/.exec(body)?.[1]
+    const passkeyForm = (body: string) => /<form[^>]*data-passkey="sign-in"[^>]*>/.exec(body)![0]
+    // The control: a fresh sign-in page starts the autofill request and names no passkey.
+    const fresh = passkeyForm((await new Browser(t.app).get('/login')).body)
+    expect(fresh).toContain('data-passkey-autofill')
+    expect(fresh).not.toContain('data-passkey-unknown')
+
+    const refused = await passkeySignIn(t.app, removed)
+    expect(refused.statusCode).toBe(400)
+    expect(alert(refused.body)).toBe(PASSKEY_NOT_ON_ACCOUNT)
+    const form = passkeyForm(refused.body)
+    expect(form).toContain(`data-passkey-unknown="${removed.id.toString('base64url')}"`)
+    expect(form).toContain(`data-passkey-rp-id="${PASSKEY_RP_ID}"`)
+    expect(form).not.toContain('data-passkey-autofill')
+
+    // A passkey the server holds, refused for another reason (signed for another origin): the usual
+    // words, and nothing for the browser to forget.
+    const c = await signInChallenge(t.app)
+    const phished = await postAssertion(
+      c.browser,
+      c.csrf,
+      assertionResponse(kept, c.challenge, { origin: 'https://linkauth.example.net' }),
+    )
+    expect(phished.statusCode).toBe(400)
+    expect(alert(phished.body)).toBe(PASSKEY_SIGN_IN_FAILED)
+    expect(passkeyForm(phished.body)).not.toContain('data-passkey-unknown')
+    expect(passkeyForm(phished.body)).not.toContain('data-passkey-autofill')
+    expect((await passkeySignIn(t.app, kept)).statusCode).toBe(303)
   })
 
   it('refuses options and assertions without the pre-session cookie the page was given', async () => {
