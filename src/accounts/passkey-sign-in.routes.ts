@@ -81,6 +81,9 @@ export function passkeySignInRoutes(
             next: next && nextKey,
             passkeys: true,
             passkeyFailed: true,
+            unknownPasskey: err.unknownCredentialId
+              ? { credentialId: err.unknownCredentialId, rpId: services.passkeys.relyingParty.id }
+              : undefined,
           }),
           400,
         )

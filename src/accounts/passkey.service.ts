@@ -132,7 +132,9 @@ export function createPasskeyService(
       if (!passkey || response.id !== response.rawId) {
         // Spend the challenge all the same: a refused response never leaves it usable.
         await spender(purpose, binding, userId)(challengeOf(response) ?? '')
-        throw new PasskeyRefusal('unknown_passkey')
+        // No passkey of that ID here (removed from its account, or never registered): named, so
+        // that the browser which offered it can be told to forget it.
+        throw new PasskeyRefusal('unknown_passkey', passkey ? undefined : response.rawId)
       }
       const handle = response.response.userHandle
       if (

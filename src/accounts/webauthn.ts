@@ -34,10 +34,18 @@ export type PasskeyRefusalReason =
   | 'already_registered'
   | 'disabled'
 
-/** A ceremony the server refuses; `reason` goes to the audit trail and metrics, never to the page. */
+/**
+ * A ceremony the server refuses; `reason` goes to the audit trail and metrics, never to the page.
+ * `unknownCredentialId` (base64url) names a credential this server does not hold at all: the page
+ * hands it back to the browser that offered it, so that its password manager can forget it (WebAuthn
+ * L3 §5.1.10, signalUnknownCredential). It tells that browser nothing it did not send.
+ */
 export class PasskeyRefusal extends Error {
   override name = 'PasskeyRefusal'
-  constructor(readonly reason: PasskeyRefusalReason) {
+  constructor(
+    readonly reason: PasskeyRefusalReason,
+    readonly unknownCredentialId?: string,
+  ) {
     super(`passkey refused: ${reason}`)
   }
 }

@@ -6,7 +6,9 @@
  *
  * Forms opt in with data-passkey="sign-in" | "register" | "reauthenticate" | "reset" and
  * data-options (the URL of their options); a [data-passkey-only] element inside is shown only where
- * passkeys work. Without JavaScript or WebAuthn the page keeps its password form.
+ * passkeys work; data-passkey-autofill starts a conditional (autofill) request at once, and
+ * data-passkey-unknown (with data-passkey-rp-id) names a refused credential the browser may forget.
+ * Without JavaScript or WebAuthn the page keeps its password form.
  */
 export const PASSKEYS_SCRIPT = `'use strict';
 (function () {
@@ -116,8 +118,20 @@ export const PASSKEYS_SCRIPT = `'use strict';
       });
   }
 
+  // The server refused a passkey it does not hold (removed from its account, or never registered
+  // here): tell the browser, so that its password manager stops offering it (WebAuthn L3 §5.1.10).
+  // Only a hint, where the browser has it; the page never asks for a passkey by itself after a
+  // refusal, so a browser that keeps offering this one cannot make the page go round.
+  function forgetUnknown(form) {
+    var id = form.getAttribute('data-passkey-unknown');
+    if (!id || typeof PublicKeyCredential.signalUnknownCredential !== 'function') return;
+    PublicKeyCredential.signalUnknownCredential({ rpId: form.getAttribute('data-passkey-rp-id'), credentialId: id })
+      .catch(function () {});
+  }
+
   function setUp(form) {
     var kind = form.getAttribute('data-passkey');
+    forgetUnknown(form);
     form.querySelectorAll('[data-passkey-only]').forEach(function (el) { el.hidden = false; });
     form.addEventListener('submit', function (event) {
       event.preventDefault();

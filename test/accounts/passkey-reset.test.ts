@@ -2,12 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { authorizeUrl, Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
 import { createRunningClock } from '../helpers/clock.js'
-import {
-  assertionResponse,
-  createSoftCredential,
-  registrationResponse,
-  type SoftCredential,
-} from '../helpers/software-authenticator.js'
+import { createSoftCredential, registrationResponse } from '../helpers/software-authenticator.js'
+import { PASSKEY_ORIGIN, PASSKEY_RP_ID, passkeySignIn } from '../helpers/passkeys.js'
 
 /**
  * The operator's reset link for a passwordless account (issue 30): it registers a new passkey and the
@@ -15,8 +11,6 @@ import {
  * Driven through app.inject with the honest software authenticator of test/accounts/passkeys.test.ts.
  */
 
-const ORIGIN = 'http://localhost:3000'
-const RP_ID = 'localhost'
 const NEW_PASSWORD = 'a brand new password'
 
 let t: TestApp
@@ -26,17 +20,6 @@ beforeAll(async () => {
 })
 afterAll(async () => t?.close())
 
-async function options(browser: Browser, url: string, csrf: string, body: object = {}) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: browser.jar.header(), 'content-type': 'application/json', 'x-csrf-token': csrf },
-    payload: JSON.stringify(body),
-  })
-  browser.jar.store(res)
-  return res
-}
-
 /**
  * A user who connected an application, signed in in a browser that stays signed in, registered a
  * passkey there and turned password sign-in off (`passwordless`).
@@ -45,7 +28,7 @@ async function account(passwordless: boolean) {
   const s = await seed(t)
   const browser = new Browser(t.app)
   const start = await browser.get(authorizeUrl(s.params))
-  const requestId = new URL(start.headers.location as string, ORIGIN).searchParams.get('request')!
+  const requestId = new URL(start.headers.location as string, PASSKEY_ORIGIN).searchParams.get('request')!
   expect((await browser.signIn(s.email, PASSWORD, requestId)).statusCode).toBe(303)
   const consent = await browser.get(`/oauth/authorize/continue?request=${requestId}`)
   const allowed = await browser.post('/oauth/authorize', {
@@ -55,12 +38,12 @@ async function account(passwordless: boolean) {
   })
   expect(allowed.statusCode).toBe(303)
   const csrf = hiddenField((await browser.get('/account/passkeys')).body, 'csrf_token')
-  const o = await options(browser, '/api/account/passkeys/options', csrf)
-  const old = createSoftCredential(RP_ID, s.user.id)
+  const o = await browser.postJson('/api/account/passkeys/options', csrf)
+  const old = createSoftCredential(PASSKEY_RP_ID, s.user.id)
   const added = await browser.post('/account/passkeys', {
     csrf_token: csrf,
     name: 'Lost phone',
-    response: registrationResponse(old, o.json().challenge, { origin: ORIGIN }),
+    response: registrationResponse(old, o.json().challenge, { origin: PASSKEY_ORIGIN }),
   })
   expect(added.statusCode).toBe(303)
   if (passwordless) await t.services.passkeys.setPasswordSignIn(s.user.id, false)
@@ -87,7 +70,7 @@ async function openLink(link: { url: string; token: string }, browser = new Brow
     page.statusCode === 200 ? page.body : (await browser.get('/login')).body,
     'csrf_token',
   )
-  const res = await options(browser, '/api/passkeys/reset-options', csrf, { token: link.token })
+  const res = await browser.postJson('/api/passkeys/reset-options', csrf, { token: link.token })
   return { browser, page, csrf, res, challenge: res.json().challenge as string }
 }
 
@@ -97,17 +80,6 @@ const postPasskey = (
   response: string,
   name = 'New laptop',
 ) => opened.browser.post('/account/reset-password', { csrf_token: opened.csrf, token, name, response })
-
-async function signsInWith(credential: SoftCredential): Promise<boolean> {
-  const browser = new Browser(t.app)
-  const csrf = hiddenField((await browser.get('/login')).body, 'csrf_token')
-  const o = await options(browser, '/api/passkeys/sign-in-options', csrf)
-  const res = await browser.post('/login/passkey', {
-    csrf_token: csrf,
-    response: assertionResponse(credential, o.json().challenge, { origin: ORIGIN }),
-  })
-  return res.statusCode === 303
-}
 
 const eventsOf = async (userId: string, type: 'passkey.reset' | 'passkey.registered' | 'passkey.refused') =>
   (await t.services.audit.list({ userId, eventTypes: [type], limit: 10 })).events
@@ -126,16 +98,16 @@ describe("a passwordless account's reset link", () => {
     expect(opened.res.statusCode).toBe(200)
     expect(opened.res.headers['cache-control']).toBe('no-store')
     const o = opened.res.json()
-    expect(o.rp).toEqual({ id: RP_ID, name: 'linkauth' })
+    expect(o.rp).toEqual({ id: PASSKEY_RP_ID, name: 'linkauth' })
     expect(o.user.name).toBe(s.email)
     expect(o.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' })
     expect(o.excludeCredentials.map((c: { id: string }) => c.id)).toEqual([s.old.id.toString('base64url')])
 
-    const fresh = createSoftCredential(RP_ID, s.user.id)
+    const fresh = createSoftCredential(PASSKEY_RP_ID, s.user.id)
     const done = await postPasskey(
       opened,
       link.token,
-      registrationResponse(fresh, opened.challenge, { origin: ORIGIN }),
+      registrationResponse(fresh, opened.challenge, { origin: PASSKEY_ORIGIN }),
     )
     expect(done.statusCode).toBe(200)
     expect(done.body).toContain('Passkey added')
@@ -148,7 +120,7 @@ describe("a passwordless account's reset link", () => {
       'New laptop',
     ])
     expect(await t.services.passkeys.passwordSignIn(s.user.id)).toBe(false)
-    expect(await signsInWith(fresh)).toBe(true)
+    expect((await passkeySignIn(t.app, fresh)).statusCode).toBe(303)
     expect((await new Browser(t.app).signIn(s.email, PASSWORD)).statusCode).toBe(400)
 
     // Every session ended (the browser signed in before is signed out); the application disconnected.
@@ -174,7 +146,9 @@ describe("a passwordless account's reset link", () => {
     const replay = await postPasskey(
       opened,
       link.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), opened.challenge, { origin: ORIGIN }),
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), opened.challenge, {
+        origin: PASSKEY_ORIGIN,
+      }),
     )
     expect(replay.statusCode).toBe(400)
     expect(replay.body).toContain('This link no longer works')
@@ -206,7 +180,7 @@ describe("a passwordless account's reset link", () => {
     const phished = await postPasskey(
       opened,
       link.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), opened.challenge, {
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), opened.challenge, {
         origin: 'https://linkauth-login.example',
       }),
     )
@@ -216,8 +190,8 @@ describe("a passwordless account's reset link", () => {
     const noUv = await postPasskey(
       next,
       link.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), next.challenge, {
-        origin: ORIGIN,
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), next.challenge, {
+        origin: PASSKEY_ORIGIN,
         userVerified: false,
       }),
     )
@@ -241,7 +215,9 @@ describe("a passwordless account's reset link", () => {
     const expired = await postPasskey(
       late,
       link.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), late.challenge, { origin: ORIGIN }),
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), late.challenge, {
+        origin: PASSKEY_ORIGIN,
+      }),
     )
     expect(expired.statusCode).toBe(400)
     expect(expired.body).toContain('This link no longer works')
@@ -259,21 +235,25 @@ describe("a passwordless account's reset link", () => {
     const stolen = await postPasskey(
       b,
       first.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), a.challenge, { origin: ORIGIN }),
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), a.challenge, {
+        origin: PASSKEY_ORIGIN,
+      }),
     )
     expect(stolen.statusCode).toBe(400)
     const a2 = await openLink(first, a.browser)
     const otherLink = await postPasskey(
       a2,
       second.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), a2.challenge, { origin: ORIGIN }),
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), a2.challenge, {
+        origin: PASSKEY_ORIGIN,
+      }),
     )
     expect(otherLink.statusCode).toBe(400)
     expect((await eventsOf(s.user.id, 'passkey.refused')).map((e) => e.details.reason)).toEqual([
       'unknown_challenge',
       'unknown_challenge',
     ])
-    const forged = await options(a.browser, '/api/passkeys/reset-options', 'forged', { token: first.token })
+    const forged = await a.browser.postJson('/api/passkeys/reset-options', 'forged', { token: first.token })
     expect(forged.statusCode).toBe(403)
     expect(forged.headers['content-type']).toContain('application/problem+json')
     expect(await t.services.passkeys.list(s.user.id)).toHaveLength(1)
@@ -283,7 +263,9 @@ describe("a passwordless account's reset link", () => {
     const ok = await postPasskey(
       a3,
       second.token,
-      registrationResponse(createSoftCredential(RP_ID, s.user.id), a3.challenge, { origin: ORIGIN }),
+      registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), a3.challenge, {
+        origin: PASSKEY_ORIGIN,
+      }),
     )
     expect(ok.statusCode).toBe(200)
     expect((await openLink(first)).res.statusCode).toBe(404)
@@ -299,7 +281,9 @@ describe("a passwordless account's reset link", () => {
         postPasskey(
           opened,
           link.token,
-          registrationResponse(createSoftCredential(RP_ID, s.user.id), opened.challenge, { origin: ORIGIN }),
+          registrationResponse(createSoftCredential(PASSKEY_RP_ID, s.user.id), opened.challenge, {
+            origin: PASSKEY_ORIGIN,
+          }),
         ),
       ),
     )

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config.js'
+import { PASSKEY_NOT_ON_ACCOUNT, PASSKEY_SIGN_IN_FAILED } from '../../src/web/pages/sign-in.page.js'
 import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { createRunningClock } from '../helpers/clock.js'
 import { authorizeUrl, Browser, hiddenField, PASSWORD, seed } from '../helpers/browser.js'
@@ -9,14 +10,18 @@ import {
   registrationResponse,
   type SoftCredential,
 } from '../helpers/software-authenticator.js'
+import {
+  PASSKEY_ORIGIN,
+  PASSKEY_RP_ID,
+  passkeySignIn,
+  postAssertion,
+  signInChallenge,
+} from '../helpers/passkeys.js'
 
 /**
  * Passkeys (issue 30) through app.inject with an honest software authenticator: registration in
  * the account area, sign-in on the consent flow, and the server's rules (WebAuthn L3 §7.1, §7.2).
  */
-
-const ORIGIN = 'http://localhost:3000'
-const RP_ID = 'localhost'
 
 let t: TestApp
 const clock = createRunningClock()
@@ -24,18 +29,6 @@ beforeAll(async () => {
   t = await buildTestApp({ clock, env: { ...GENEROUS_LIMITS } })
 })
 afterAll(async () => t?.close())
-
-/** POST a JSON options request with a CSRF header, as the page's script does. */
-async function options(browser: Browser, url: string, csrf: string, body: object = {}) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url,
-    headers: { cookie: browser.jar.header(), 'content-type': 'application/json', 'x-csrf-token': csrf },
-    payload: JSON.stringify(body),
-  })
-  browser.jar.store(res)
-  return res
-}
 
 /** A signed-in browser on /account/passkeys: its page and the section's CSRF token. */
 async function signedIn(email: string) {
@@ -48,35 +41,18 @@ async function signedIn(email: string) {
 
 /** Registers a new software passkey for the signed-in user; answers the credential. */
 async function register(browser: Browser, csrf: string, userId: string, name = 'Laptop') {
-  const res = await options(browser, '/api/account/passkeys/options', csrf)
+  const res = await browser.postJson('/api/account/passkeys/options', csrf)
   expect(res.statusCode).toBe(200)
-  const credential = createSoftCredential(RP_ID, userId)
+  const credential = createSoftCredential(PASSKEY_RP_ID, userId)
   const added = await browser.post('/account/passkeys', {
     csrf_token: csrf,
     name,
-    response: registrationResponse(credential, res.json().challenge, { origin: ORIGIN }),
+    response: registrationResponse(credential, res.json().challenge, { origin: PASSKEY_ORIGIN }),
   })
   expect(added.statusCode).toBe(303)
   expect(added.headers.location).toBe('/account/passkeys?done=added')
   return credential
 }
-
-/** A fresh browser's sign-in page (optionally for an authorization request) and a sign-in challenge. */
-async function signInChallenge(requestId?: string) {
-  const browser = new Browser(t.app)
-  const page = await browser.get(requestId ? `/login?request=${requestId}` : '/login')
-  const csrf = hiddenField(page.body, 'csrf_token')
-  const res = await options(browser, '/api/passkeys/sign-in-options', csrf)
-  expect(res.statusCode).toBe(200)
-  return { browser, csrf, challenge: res.json().challenge as string, options: res.json() }
-}
-
-const postAssertion = (
-  browser: Browser,
-  csrf: string,
-  response: string,
-  extra: Record<string, string> = {},
-) => browser.post('/login/passkey', { csrf_token: csrf, response, ...extra })
 
 async function refusals(userId: string) {
   const { events } = await t.services.audit.list({ userId, eventTypes: ['passkey.refused'], limit: 50 })
@@ -87,16 +63,16 @@ describe('registering passkeys', () => {
   it('asks for user verification and a discoverable credential, no attestation, for the issuer RP ID', async () => {
     const s = await seed(t)
     const { browser, csrf } = await signedIn(s.email)
-    const res = await options(browser, '/api/account/passkeys/options', csrf)
+    const res = await browser.postJson('/api/account/passkeys/options', csrf)
     const o = res.json()
     expect(res.headers['cache-control']).toBe('no-store')
-    expect(o.rp).toEqual({ id: RP_ID, name: 'linkauth' })
+    expect(o.rp).toEqual({ id: PASSKEY_RP_ID, name: 'linkauth' })
     expect(o.attestation).toBe('none')
     expect(o.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' })
     expect(o.user.name).toBe(s.email)
     expect(o.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/)
     // The section's CSRF token is required.
-    expect((await options(browser, '/api/account/passkeys/options', 'forged')).statusCode).toBe(403)
+    expect((await browser.postJson('/api/account/passkeys/options', 'forged')).statusCode).toBe(403)
   })
 
   it('adds several passkeys, lists them with when added and last used, renames and removes one; audit rows in the history', async () => {
@@ -140,7 +116,7 @@ describe('registering passkeys', () => {
     clock.advance(6 * 60)
     let page = await browser.get('/account/passkeys')
     expect(page.body).toContain('First confirm it is you')
-    expect((await options(browser, '/api/account/passkeys/options', csrf)).statusCode).toBe(403)
+    expect((await browser.postJson('/api/account/passkeys/options', csrf)).statusCode).toBe(403)
     const wrong = await browser.post('/account/passkeys/confirm', { csrf_token: csrf, password: 'not it' })
     expect(wrong.statusCode).toBe(400)
     const right = await browser.post('/account/passkeys/confirm', { csrf_token: csrf, password: PASSWORD })
@@ -151,13 +127,13 @@ describe('registering passkeys', () => {
 
     // Later again, a passkey of theirs confirms it too.
     clock.advance(6 * 60)
-    const res = await options(browser, '/api/account/passkeys/confirm-options', csrf)
+    const res = await browser.postJson('/api/account/passkeys/confirm-options', csrf)
     expect(res.json().allowCredentials.map((c: { id: string }) => c.id)).toEqual([
       credential.id.toString('base64url'),
     ])
     const confirmed = await browser.post('/account/passkeys/confirm-passkey', {
       csrf_token: csrf,
-      response: assertionResponse(credential, res.json().challenge, { origin: ORIGIN }),
+      response: assertionResponse(credential, res.json().challenge, { origin: PASSKEY_ORIGIN }),
     })
     expect(confirmed.headers.location).toBe('/account/passkeys?done=confirmed')
   })
@@ -166,8 +142,8 @@ describe('registering passkeys', () => {
     const s = await seed(t)
     const { browser, csrf } = await signedIn(s.email)
     const attempt = async (build: (challenge: string, c: SoftCredential) => string) => {
-      const res = await options(browser, '/api/account/passkeys/options', csrf)
-      const c = createSoftCredential(RP_ID, s.user.id)
+      const res = await browser.postJson('/api/account/passkeys/options', csrf)
+      const c = createSoftCredential(PASSKEY_RP_ID, s.user.id)
       return browser.post('/account/passkeys', {
         csrf_token: csrf,
         name: 'x',
@@ -178,16 +154,19 @@ describe('registering passkeys', () => {
       (await attempt((ch, c) => registrationResponse(c, ch, { origin: 'https://evil.example' }))).statusCode,
     ).toBe(400)
     expect(
-      (await attempt((ch, c) => registrationResponse(c, ch, { origin: ORIGIN, rpId: 'evil.example' })))
-        .statusCode,
+      (
+        await attempt((ch, c) =>
+          registrationResponse(c, ch, { origin: PASSKEY_ORIGIN, rpId: 'evil.example' }),
+        )
+      ).statusCode,
     ).toBe(400)
     expect(
-      (await attempt((ch, c) => registrationResponse(c, ch, { origin: ORIGIN, userVerified: false })))
+      (await attempt((ch, c) => registrationResponse(c, ch, { origin: PASSKEY_ORIGIN, userVerified: false })))
         .statusCode,
     ).toBe(400)
-    const res = await options(browser, '/api/account/passkeys/options', csrf)
-    const c = createSoftCredential(RP_ID, s.user.id)
-    const response = registrationResponse(c, res.json().challenge, { origin: ORIGIN })
+    const res = await browser.postJson('/api/account/passkeys/options', csrf)
+    const c = createSoftCredential(PASSKEY_RP_ID, s.user.id)
+    const response = registrationResponse(c, res.json().challenge, { origin: PASSKEY_ORIGIN })
     expect(
       (await browser.post('/account/passkeys', { csrf_token: csrf, name: 'a', response })).statusCode,
     ).toBe(303)
@@ -211,14 +190,14 @@ describe('signing in with a passkey', () => {
 
     const app = new Browser(t.app)
     const start = await app.get(authorizeUrl(s.params))
-    const requestId = new URL(start.headers.location as string, ORIGIN).searchParams.get('request')!
+    const requestId = new URL(start.headers.location as string, PASSKEY_ORIGIN).searchParams.get('request')!
     const login = await app.get(`/login?request=${requestId}`)
     expect(login.body).toContain('data-passkey="sign-in"')
     expect(login.body).toContain('autocomplete="username webauthn"')
     expect(login.headers['content-security-policy']).toContain("script-src 'self'")
     const csrfField = hiddenField(login.body, 'csrf_token')
-    const o = (await options(app, '/api/passkeys/sign-in-options', csrfField)).json()
-    expect(o.rpId).toBe(RP_ID)
+    const o = (await app.postJson('/api/passkeys/sign-in-options', csrfField)).json()
+    expect(o.rpId).toBe(PASSKEY_RP_ID)
     expect(o.userVerification).toBe('required')
     expect(o.allowCredentials).toEqual([])
     const before = (await t.services.metrics.passkeySignIns.get()).values[0]?.value ?? 0
@@ -226,7 +205,7 @@ describe('signing in with a passkey', () => {
     const signedInRes = await postAssertion(
       app,
       csrfField,
-      assertionResponse(credential, o.challenge, { origin: ORIGIN }),
+      assertionResponse(credential, o.challenge, { origin: PASSKEY_ORIGIN }),
       {
         request: requestId,
       },
@@ -251,8 +230,8 @@ describe('signing in with a passkey', () => {
     const { browser: owner, csrf } = await signedIn(s.email)
     const credential = await register(owner, csrf, s.user.id)
 
-    const first = await signInChallenge()
-    const assertion = assertionResponse(credential, first.challenge, { origin: ORIGIN })
+    const first = await signInChallenge(t.app)
+    const assertion = assertionResponse(credential, first.challenge, { origin: PASSKEY_ORIGIN })
     expect((await postAssertion(first.browser, first.csrf, assertion)).statusCode).toBe(303)
     // The very same assertion again, from the same browser: its challenge is spent.
     const replay = await postAssertion(first.browser, first.csrf, assertion)
@@ -261,21 +240,21 @@ describe('signing in with a passkey', () => {
     expect(replay.headers['set-cookie'] ?? '').not.toContain('linkauth_session=')
 
     // A challenge handed to browser A, answered from browser B (a relayed challenge).
-    const a = await signInChallenge()
-    const b = await signInChallenge()
-    const relayed = assertionResponse(credential, a.challenge, { origin: ORIGIN })
+    const a = await signInChallenge(t.app)
+    const b = await signInChallenge(t.app)
+    const relayed = assertionResponse(credential, a.challenge, { origin: PASSKEY_ORIGIN })
     expect((await postAssertion(b.browser, b.csrf, relayed)).statusCode).toBe(400)
     // …which spent it: not even browser A can use it now.
     expect((await postAssertion(a.browser, a.csrf, relayed)).statusCode).toBe(400)
 
-    const late = await signInChallenge()
+    const late = await signInChallenge(t.app)
     clock.advance(301)
     expect(
       (
         await postAssertion(
           late.browser,
           late.csrf,
-          assertionResponse(credential, late.challenge, { origin: ORIGIN }),
+          assertionResponse(credential, late.challenge, { origin: PASSKEY_ORIGIN }),
         )
       ).statusCode,
     ).toBe(400)
@@ -296,47 +275,47 @@ describe('signing in with a passkey', () => {
         'phishing origin',
         (ch) => assertionResponse(credential, ch, { origin: 'https://linkauth.example.net' }),
       ],
-      ['phishing RP ID', (ch) => assertionResponse(credential, ch, { origin: ORIGIN, rpId: 'evil.example' })],
+      [
+        'phishing RP ID',
+        (ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, rpId: 'evil.example' }),
+      ],
       [
         'both',
         (ch) => assertionResponse(credential, ch, { origin: 'https://evil.example', rpId: 'evil.example' }),
       ],
-      ['no UV', (ch) => assertionResponse(credential, ch, { origin: ORIGIN, userVerified: false })],
+      ['no UV', (ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, userVerified: false })],
       [
         'registration type',
-        (ch) => assertionResponse(credential, ch, { origin: ORIGIN, type: 'webauthn.create' }),
+        (ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, type: 'webauthn.create' }),
       ],
       [
         'another key',
         (ch) =>
-          assertionResponse({ ...createSoftCredential(RP_ID, s.user.id), id: credential.id }, ch, {
-            origin: ORIGIN,
+          assertionResponse({ ...createSoftCredential(PASSKEY_RP_ID, s.user.id), id: credential.id }, ch, {
+            origin: PASSKEY_ORIGIN,
           }),
       ],
       [
         'wrong user handle',
-        (ch) => assertionResponse(credential, ch, { origin: ORIGIN, userHandle: Buffer.alloc(16, 7) }),
+        (ch) =>
+          assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, userHandle: Buffer.alloc(16, 7) }),
       ],
       ['not JSON', () => '{"id":'],
     ]
     for (const [label, build] of tries) {
-      const c = await signInChallenge()
+      const c = await signInChallenge(t.app)
       const res = await postAssertion(c.browser, c.csrf, build(c.challenge))
       expect(res.statusCode, label).toBe(400)
     }
     // The control: the same authenticator, honest, signs in.
-    const c = await signInChallenge()
-    expect(
-      (await postAssertion(c.browser, c.csrf, assertionResponse(credential, c.challenge, { origin: ORIGIN })))
-        .statusCode,
-    ).toBe(303)
+    expect((await passkeySignIn(t.app, credential)).statusCode).toBe(303)
   })
 
   it('keeps the signature counter and backup flags (WebAuthn L3 §6.1.3): a counter that does not grow, or a changed BE flag, is refused', async () => {
     const s = await seed(t)
     const { browser: owner, csrf } = await signedIn(s.email)
-    const res = await options(owner, '/api/account/passkeys/options', csrf)
-    const credential = createSoftCredential(RP_ID, s.user.id, {
+    const res = await owner.postJson('/api/account/passkeys/options', csrf)
+    const credential = createSoftCredential(PASSKEY_RP_ID, s.user.id, {
       signCount: 5,
       backupEligible: false,
       backedUp: false,
@@ -344,28 +323,28 @@ describe('signing in with a passkey', () => {
     await owner.post('/account/passkeys', {
       csrf_token: csrf,
       name: 'Key',
-      response: registrationResponse(credential, res.json().challenge, { origin: ORIGIN }),
+      response: registrationResponse(credential, res.json().challenge, { origin: PASSKEY_ORIGIN }),
     })
     const signIn = async (build: (challenge: string) => string) => {
-      const c = await signInChallenge()
+      const c = await signInChallenge(t.app)
       return (await postAssertion(c.browser, c.csrf, build(c.challenge))).statusCode
     }
-    expect(await signIn((ch) => assertionResponse(credential, ch, { origin: ORIGIN }))).toBe(303) // counter 6
-    expect(await signIn((ch) => assertionResponse(credential, ch, { origin: ORIGIN, signCount: 6 }))).toBe(
-      400,
-    )
-    expect(await signIn((ch) => assertionResponse(credential, ch, { origin: ORIGIN, signCount: 3 }))).toBe(
-      400,
-    )
+    expect(await signIn((ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN }))).toBe(303) // counter 6
+    expect(
+      await signIn((ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, signCount: 6 })),
+    ).toBe(400)
+    expect(
+      await signIn((ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, signCount: 3 })),
+    ).toBe(400)
     credential.backupEligible = true
-    expect(await signIn((ch) => assertionResponse(credential, ch, { origin: ORIGIN, signCount: 10 }))).toBe(
-      400,
-    )
+    expect(
+      await signIn((ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, signCount: 10 })),
+    ).toBe(400)
     credential.backupEligible = false
     credential.backedUp = false
-    expect(await signIn((ch) => assertionResponse(credential, ch, { origin: ORIGIN, signCount: 11 }))).toBe(
-      303,
-    )
+    expect(
+      await signIn((ch) => assertionResponse(credential, ch, { origin: PASSKEY_ORIGIN, signCount: 11 })),
+    ).toBe(303)
     const row = await t.database.db
       .selectFrom('passkeys')
       .select(['sign_count', 'backed_up'])
@@ -381,10 +360,48 @@ describe('signing in with a passkey', () => {
     expect(failures.values.some((v) => v.labels.reason === 'backup_eligibility_changed')).toBe(true)
   })
 
+  it('refuses a passkey removed from its account: says it is not on any account here, names it for the browser to forget, starts no autofill', async () => {
+    const s = await seed(t)
+    const { browser: owner, csrf } = await signedIn(s.email)
+    const removed = await register(owner, csrf, s.user.id, 'Old phone')
+    const kept = await register(owner, csrf, s.user.id, 'Laptop')
+    const [old] = await t.services.passkeys.list(s.user.id)
+    expect(old!.name).toBe('Old phone')
+    await owner.post(`/account/passkeys/${old!.id}/remove`, { csrf_token: csrf })
+    const alert = (body: string) => /<p class="alert" role="alert">([^<]*)<\/p>/.exec(body)?.[1]
+    const passkeyForm = (body: string) => /<form[^>]*data-passkey="sign-in"[^>]*>/.exec(body)![0]
+    // The control: a fresh sign-in page starts the autofill request and names no passkey.
+    const fresh = passkeyForm((await new Browser(t.app).get('/login')).body)
+    expect(fresh).toContain('data-passkey-autofill')
+    expect(fresh).not.toContain('data-passkey-unknown')
+
+    const refused = await passkeySignIn(t.app, removed)
+    expect(refused.statusCode).toBe(400)
+    expect(alert(refused.body)).toBe(PASSKEY_NOT_ON_ACCOUNT)
+    const form = passkeyForm(refused.body)
+    expect(form).toContain(`data-passkey-unknown="${removed.id.toString('base64url')}"`)
+    expect(form).toContain(`data-passkey-rp-id="${PASSKEY_RP_ID}"`)
+    expect(form).not.toContain('data-passkey-autofill')
+
+    // A passkey the server holds, refused for another reason (signed for another origin): the usual
+    // words, and nothing for the browser to forget.
+    const c = await signInChallenge(t.app)
+    const phished = await postAssertion(
+      c.browser,
+      c.csrf,
+      assertionResponse(kept, c.challenge, { origin: 'https://linkauth.example.net' }),
+    )
+    expect(phished.statusCode).toBe(400)
+    expect(alert(phished.body)).toBe(PASSKEY_SIGN_IN_FAILED)
+    expect(passkeyForm(phished.body)).not.toContain('data-passkey-unknown')
+    expect(passkeyForm(phished.body)).not.toContain('data-passkey-autofill')
+    expect((await passkeySignIn(t.app, kept)).statusCode).toBe(303)
+  })
+
   it('refuses options and assertions without the pre-session cookie the page was given', async () => {
-    const c = await signInChallenge()
+    const c = await signInChallenge(t.app)
     const stranger = new Browser(t.app)
-    expect((await options(stranger, '/api/passkeys/sign-in-options', c.csrf)).statusCode).toBe(403)
+    expect((await stranger.postJson('/api/passkeys/sign-in-options', c.csrf)).statusCode).toBe(403)
     expect((await postAssertion(stranger, c.csrf, '{}')).statusCode).toBe(403)
   })
 })
@@ -420,11 +437,7 @@ describe('passwordless accounts', () => {
     expect(events[0]!.details).toEqual({ reason: 'password_sign_in_off' })
 
     // The passkey still signs in; the last one cannot be removed while passwords are off.
-    const c = await signInChallenge()
-    expect(
-      (await postAssertion(c.browser, c.csrf, assertionResponse(credential, c.challenge, { origin: ORIGIN })))
-        .statusCode,
-    ).toBe(303)
+    expect((await passkeySignIn(t.app, credential)).statusCode).toBe(303)
     const [passkey] = await t.services.passkeys.list(s.user.id)
     const keep = await browser.post(`/account/passkeys/${passkey!.id}/remove`, {
       csrf_token: hiddenField(passkeysPage.body, 'csrf_token'),

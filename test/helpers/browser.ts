@@ -64,6 +64,19 @@ export class Browser {
     return res
   }
 
+  /** POSTs a JSON body with the X-CSRF-Token header, as a page's script does with fetch. */
+  async postJson(url: string, csrfToken: string, body: object = {}): Promise<LightMyRequestResponse> {
+    const res = await this.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: this.jar.header(), 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+      payload: JSON.stringify(body),
+      ...(this.address ? { remoteAddress: this.address } : {}),
+    })
+    this.jar.store(res)
+    return res
+  }
+
   /** Opens /login (for its CSRF cookie and field) and submits the credentials. */
   async signIn(email: string, password: string, requestId?: string): Promise<LightMyRequestResponse> {
     const page = await this.get(requestId ? `/login?request=${requestId}` : '/login')

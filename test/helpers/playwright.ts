@@ -15,6 +15,7 @@ import { s256Challenge } from '../../src/lib/pkce.js'
 import { buildTestApp, type TestApp } from './app.js'
 import { PASSWORD } from './browser.js'
 import { CHROMIUM_PATH } from './chromium.js'
+import { freePort } from './net.js'
 
 /** A generous timeout for each browser step: the machine has two cores shared with other suites. */
 export const STEP_TIMEOUT = 30_000
@@ -96,10 +97,23 @@ export interface BrowserWorld {
   close(): Promise<void>
 }
 
-export async function startWorld(): Promise<BrowserWorld> {
-  const t = await buildTestApp()
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+/**
+ * The server under test over real HTTP, a callback server and a browser. `onLocalhost`: the issuer
+ * is http://localhost:PORT, a secure context on a domain name, as WebAuthn needs (else 127.0.0.1).
+ */
+export async function startWorld(options: { onLocalhost?: boolean } = {}): Promise<BrowserWorld> {
+  let t: TestApp
+  let base: string
+  if (options.onLocalhost) {
+    const port = await freePort()
+    base = `http://localhost:${port}`
+    t = await buildTestApp({ env: { ISSUER: base } })
+    await t.app.listen({ port, host: 'localhost' })
+  } else {
+    t = await buildTestApp()
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+  }
   const callback = await startCallbackServer()
   const browser = await launchBrowser()
   return {

@@ -4,18 +4,30 @@ import { tooManySignInAttempts } from './rate-limited.page.js'
 
 export const SIGN_IN_FAILED = 'Email or password is incorrect'
 export const PASSKEY_SIGN_IN_FAILED = 'That passkey did not sign you in. Try again, or use your password.'
+export const PASSKEY_NOT_ON_ACCOUNT =
+  'That passkey is not on any account here (it may have been removed). Use another passkey, or your password.'
+
+/** A passkey the server refused because it holds no passkey of that ID: its ID (base64url) and RP ID. */
+export interface UnknownPasskey {
+  credentialId: string
+  rpId: string
+}
 
 /**
  * Sign in with a passkey: the browser offers passkeys in the email field's autofill (conditional
  * mediation, `autofill`) and on this button. Shown from the start, so that the page does not shift
- * when the script runs; the script hides it in a browser without WebAuthn.
+ * when the script runs; the script hides it in a browser without WebAuthn. After the refusal of a
+ * passkey the server does not hold, the form names it (`data-passkey-unknown`, with the RP ID) and
+ * the script tells the browser to forget it where the browser can (signalUnknownCredential).
  */
 function passkeyForm(options: {
   csrfToken: string
   requestId?: string | undefined
   next?: string | undefined
   autofill: boolean
+  unknownPasskey?: UnknownPasskey | undefined
 }) {
+  const unknown = options.unknownPasskey
   return html`<form
     method="post"
     action="/login/passkey"
@@ -23,6 +35,9 @@ function passkeyForm(options: {
     data-passkey="sign-in"
     data-options="/api/passkeys/sign-in-options"
     ${options.autofill ? html`data-passkey-autofill` : ''}
+    ${
+      unknown ? html`data-passkey-unknown="${unknown.credentialId}" data-passkey-rp-id="${unknown.rpId}"` : ''
+    }
   >
     <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
     ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
@@ -50,7 +65,10 @@ export function signInPage(options: {
   passkeys?: boolean
   /** A passkey sign-in was refused. */
   passkeyFailed?: boolean
+  /** …because the server holds no passkey of that ID (removed, or never registered here). */
+  unknownPasskey?: UnknownPasskey | undefined
 }): string {
+  const passkeyRefusal = options.unknownPasskey ? PASSKEY_NOT_ON_ACCOUNT : PASSKEY_SIGN_IN_FAILED
   return page(
     'Sign in',
     html`<section class="card" aria-labelledby="title">
@@ -61,7 +79,7 @@ export function signInPage(options: {
           : ''
       }
       ${options.failed ? html`<p class="alert" role="alert">${SIGN_IN_FAILED}</p>` : ''}
-      ${options.passkeyFailed ? html`<p class="alert" role="alert">${PASSKEY_SIGN_IN_FAILED}</p>` : ''}
+      ${options.passkeyFailed ? html`<p class="alert" role="alert">${passkeyRefusal}</p>` : ''}
       ${
         options.retryAfterSeconds !== undefined
           ? html`<p class="alert" role="alert">${tooManySignInAttempts(options.retryAfterSeconds)}</p>`
@@ -91,7 +109,9 @@ export function signInPage(options: {
         options.passkeys
           ? passkeyForm({
               ...options,
-              // After a refusal the browser does not offer passkeys by itself again: the person chooses.
+              // After a refusal the page does not ask for a passkey by itself again (a browser that
+              // answers autofill at once would offer the refused one again, and again): the person
+              // chooses the button or the password.
               autofill: !options.failed && !options.passkeyFailed && options.retryAfterSeconds === undefined,
             })
           : ''
