@@ -14,7 +14,8 @@ import { MAX_SEARCH_LENGTH } from './link-input.js'
 
 /** The link routes (link.routes.ts) and the short URL (redirect.routes.ts) in the OpenAPI document. */
 
-const linkSchema = z.object({
+/** A link's JSON (linkJson), described; also the MCP tools' output schema. */
+export const linkSchema = z.object({
   id: z.string(),
   slug: z.string(),
   short_url: z.string(),
@@ -36,7 +37,8 @@ const newLinkSchema = z.object({
   tags: z.array(z.string()).optional(),
 })
 
-const statsSchema = z.object({
+/** A link's statistics (statsJson), described; also link_stats' output schema. */
+export const statsSchema = z.object({
   link_id: z.string(),
   from: z.string(),
   to: z.string(),

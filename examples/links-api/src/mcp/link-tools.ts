@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { isDatabaseDown, LinksApiError } from '../errors.js'
 import type { LinkInputSchemas } from '../links/link-input.js'
+import { linkSchema, statsSchema } from '../links/link.openapi.js'
 import { linkJson, READ, statsJson, WRITE } from '../links/link.routes.js'
 import type { LinkService } from '../links/link.service.js'
 import { parseInput } from '../web/parse.js'
@@ -12,18 +13,8 @@ import { parseInput } from '../web/parse.js'
  * the rules (target URL, slug, tags, paging, dates) stay in link-input.ts.
  */
 
-const linkShape = {
-  id: z.string(),
-  slug: z.string(),
-  short_url: z.string(),
-  target_url: z.string(),
-  tags: z.array(z.string()),
-  clicks: z.number().int(),
-  title: z.string().nullable(),
-  imported_clicks: z.number().int(),
-  created_at: z.string(),
-  updated_at: z.string(),
-}
+/** The REST answers' JSON, as the OpenAPI document describes it: the tools' output schemas. */
+const linkShape = linkSchema.shape
 const linkId = z.string().describe('The link id (a UUID), as create_link or list_links answered it.')
 const day = z.string().describe('A UTC day, YYYY-MM-DD.')
 const tags = z.array(z.string()).describe('Tags, at most 10; case is ignored.')
@@ -148,14 +139,7 @@ export function linkTools(links: LinkService, schemas: LinkInputSchemas, publicU
       ...READ,
       readOnly: true,
       inputSchema: { id: linkId, from: day.optional(), to: day.optional() },
-      outputSchema: {
-        link_id: z.string(),
-        from: z.string(),
-        to: z.string(),
-        total_clicks: z.number().int(),
-        clicks_in_range: z.number().int(),
-        days: z.array(z.object({ date: z.string(), clicks: z.number().int() })),
-      },
+      outputSchema: statsSchema.shape,
       run: async (owner, args) =>
         statsJson(
           await links.linkStats(
