@@ -1,5 +1,4 @@
 import {
-  type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   JSONRPCRequestSchema,
@@ -60,5 +59,3 @@ export function readMessages(body: unknown): PostedMessages {
     return { ok: false, message: 'Invalid Request: initialize must be sent alone' }
   return { ok: true, batch, requests, notifications, initializing }
 }
-
-export type { JSONRPCMessage }

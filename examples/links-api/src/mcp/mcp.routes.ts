@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
+import { type JSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import {
   type AccessTokenClaims,
   authInfoOf,
@@ -41,11 +41,6 @@ function rpcError(reply: FastifyReply, status: number, code: number, message: st
     .send({ jsonrpc: '2.0', id: null, error: { code, message } })
 }
 
-interface RpcMessage {
-  method: string
-  params?: { [member: string]: unknown } | undefined
-}
-
 /** Whether an Accept header lists both answers a client must accept (MCP transports: MUST). */
 const acceptsBoth = (accept: string | undefined) =>
   accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream')
@@ -63,8 +58,14 @@ export function mcpRoutes(deps: McpRouteDeps) {
   const scopesOf = new Map(deps.tools.map((tool) => [tool.name, tool.scopes]))
   const allowedOrigins = new Set(deps.allowedOrigins)
 
+  /** The token's refusal as RFC 6750 (and MCP's authorization spec) answers it. */
+  function refuse(reply: FastifyReply, err: ResourceAuthError) {
+    const refusal = endpoint.refusal(err)
+    return reply.code(refusal.status).headers(refusal.headers).send(refusal.body)
+  }
+
   /** Every scope the messages need: those of each tool called; anything else needs a valid token. */
-  function neededScopes(requests: readonly RpcMessage[]): string[] {
+  function neededScopes(requests: readonly JSONRPCRequest[]): string[] {
     const needed = new Set<string>()
     for (const m of requests)
       if (m.method === 'tools/call' && typeof m.params?.name === 'string')
@@ -116,8 +117,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
         request.mcpAuth = { claims, token: authorization!.slice(authorization!.indexOf(' ') + 1).trim() }
       } catch (err) {
         if (!(err instanceof ResourceAuthError)) throw err
-        const refusal = endpoint.refusal(err)
-        return reply.code(refusal.status).headers(refusal.headers).send(refusal.body)
+        return refuse(reply, err)
       }
     })
 
@@ -156,10 +156,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
           )
       }
       const refused = endpoint.stepUp(claims, neededScopes(posted.requests))
-      if (refused) {
-        const refusal = endpoint.refusal(refused)
-        return reply.code(refusal.status).headers(refusal.headers).send(refusal.body)
-      }
+      if (refused) return refuse(reply, refused)
       const answers = await transport.exchange(posted.requests, posted.notifications, {
         authInfo: authInfoOf(token, claims, endpoint.resource),
       })
