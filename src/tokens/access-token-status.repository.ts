@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
-import { prepareStatement } from '../db/prepared-statement.js'
+import { columnsOf, prepareStatement } from '../db/prepared-statement.js'
 
 /** What an access token names: checked against the database on every introspection. */
 export interface AccessTokenReference {
@@ -11,6 +11,16 @@ export interface AccessTokenReference {
   userId: string
 }
 
+/** AccessTokenReferences as columns: the statement takes a list of them. */
+const referenceColumns = (refs: readonly AccessTokenReference[]) =>
+  columnsOf(refs, {
+    familyIds: (r) => r.familyId,
+    grantIds: (r) => r.grantId,
+    clientIds: (r) => r.clientId,
+    userIds: (r) => r.userId,
+    jtis: (r) => r.jti,
+  })
+
 /**
  * For each access token, whether the grant and the refresh family it names are both live and its jti
  * is not on the deny list: ONE statement for all of them, over primary keys (refresh_families.id,
@@ -20,10 +30,7 @@ export interface AccessTokenReference {
  * fails the whole statement.
  */
 const liveAccessTokens = prepareStatement(
-  (
-    _db,
-    refs: { familyIds: string[]; grantIds: string[]; clientIds: string[]; userIds: string[]; jtis: string[] },
-  ) =>
+  (_db, refs: ReturnType<typeof referenceColumns>) =>
     sql<{ i: number }>`
     select r.i::int as i
       from unnest(${refs.familyIds}::uuid[], ${refs.grantIds}::uuid[], ${refs.clientIds}::text[],
@@ -44,13 +51,7 @@ export async function areAccessTokensLive(
   db: Kysely<Database>,
   refs: readonly AccessTokenReference[],
 ): Promise<boolean[]> {
-  const rows = await liveAccessTokens.execute(db, {
-    familyIds: refs.map((r) => r.familyId),
-    grantIds: refs.map((r) => r.grantId),
-    clientIds: refs.map((r) => r.clientId),
-    userIds: refs.map((r) => r.userId),
-    jtis: refs.map((r) => r.jti),
-  })
+  const rows = await liveAccessTokens.execute(db, referenceColumns(refs))
   const live = refs.map(() => false)
   for (const row of rows) live[row.i - 1] = true
   return live
