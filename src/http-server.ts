@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Socket } from 'node:net'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from './config.js'
 import { statusTitle } from './errors.js'
-import type { AppDeps } from './services.js'
 import { errorHandling, sendError } from './web/error-handler.js'
 import { assertParameterLimits, parseParameters } from './input/parameters.js'
 import { trackAllowedMethods } from './web/allowed-methods.js'
@@ -12,13 +13,24 @@ import { SECURITY_HEADERS, securityHeaders, setSecurityHeaders } from './web/sec
 /** How the router matches paths: Fastify's, and the one that tells 405 from 404 (allowed-methods.ts). */
 const ROUTER_MATCHING = { maxParamLength: 200, ignoreTrailingSlash: false }
 
+/** What the server is built from: its limits and its logger (the rest of AppDeps is the apps'). */
+export interface HttpServerDeps {
+  config: Readonly<
+    Pick<
+      Config,
+      'headersTimeout' | 'trustProxy' | 'bodyLimit' | 'requestTimeout' | 'keepAliveTimeout' | 'maxHeaderSize'
+    >
+  >
+  logger: Logger
+}
+
 /**
  * The Fastify instance both listeners start from: limits, logging, error answers, security headers.
  * A slow client cannot hold a connection: its headers must arrive within HEADERS_TIMEOUT (a
  * slowloris is cut off there), the whole request within REQUEST_TIMEOUT, and an idle keep-alive
  * connection closes after KEEP_ALIVE_TIMEOUT. Headers above MAX_HEADER_SIZE get 431 from Node.
  */
-export async function createHttpServer(deps: AppDeps): Promise<FastifyInstance> {
+export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyInstance> {
   const { config } = deps
   const headersTimeout = config.headersTimeout * 1000
   const app = Fastify({

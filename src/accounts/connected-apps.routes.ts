@@ -1,19 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { ProblemError } from '../errors.js'
-import type { Services } from '../services.js'
 import { ACCOUNT_APPS_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
 import { activityPage } from '../web/pages/activity.page.js'
 import { connectedAppsPage } from '../web/pages/connected-apps.page.js'
 import { accountFrame } from './account-frame.js'
-import type { ConnectedApp } from './connected-apps.service.js'
+import type { ConnectedApp, ConnectedAppsService } from './connected-apps.service.js'
 import { signInThenReturnTo } from './return-path.js'
 import { sessionCookies } from './session-cookie.js'
-import type { SignInSession } from './session.service.js'
+import type { SignInSession, SessionService } from './session.service.js'
+import type { PasskeyService } from './passkey.service.js'
 
-type AccountServices = Pick<Services, 'sessions' | 'connectedApps'> & {
-  passkeys: Pick<Services['passkeys'], 'enabled'>
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface AccountServices {
+  sessions: SessionService
+  connectedApps: ConnectedAppsService
+  passkeys: Pick<PasskeyService, 'enabled'>
 }
 
 /** The JSON shape of GET /api/account/apps entries (DESIGN §3). */

@@ -3,8 +3,8 @@ import { z } from 'zod'
 import { OPERATOR } from '../audit/audit.service.js'
 import { ProblemError } from '../errors.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import type { Services } from '../services.js'
-import type { Passkey } from './passkey.service.js'
+import type { Passkey, PasskeyService } from './passkey.service.js'
+import type { UserService } from './user.service.js'
 
 const userParams = z.object({ id: z.uuid('a user id (UUID)') })
 const passkeyParams = userParams.extend({ passkey_id: z.uuid('a passkey id (UUID)') })
@@ -18,8 +18,14 @@ const passkeyJson = (p: Passkey) => ({
   last_used_at: p.lastUsedAt?.toISOString() ?? null,
 })
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface PasskeyAdminServices {
+  passkeys: PasskeyService
+  users: UserService
+}
+
 /** GET /admin/users/:id/passkeys and DELETE /admin/users/:id/passkeys/:passkey_id (a lost device). */
-export function passkeyAdminRoutes(services: Pick<Services, 'passkeys' | 'users'>) {
+export function passkeyAdminRoutes(services: PasskeyAdminServices) {
   return async (app: FastifyInstance) => {
     app.get('/admin/users/:id/passkeys', async (request) => {
       const { id } = parseOrProblem(userParams, request.params)

@@ -3,18 +3,29 @@ import type { Config } from '../config.js'
 import { ProblemError } from '../errors.js'
 import { formField } from '../input/form-field.js'
 import { constantTimeEqual } from '../lib/secrets.js'
-import type { Services } from '../services.js'
 import { signInPage } from '../web/pages/sign-in.page.js'
 import { allowFormRedirectTo, allowOwnScript } from '../web/security-headers.js'
-import { PasskeyRefusal } from './passkey.service.js'
+import { PasskeyRefusal, type PasskeyService } from './passkey.service.js'
 import { returnPath } from './return-path.js'
 import { knownDeviceCookie, type SessionCookies, sessionCookies } from './session-cookie.js'
 import { completeSignIn, pendingWithClient } from './sign-in-completion.js'
+import type { AuthorizeService } from '../oauth/authorize.service.js'
+import type { ClientService } from '../clients/client.service.js'
+import type { Metrics } from '../metrics/metrics.js'
+import type { PasskeyResetService } from './passkey-reset.service.js'
+import type { SessionService } from './session.service.js'
+import type { SignInThrottle } from './sign-in-throttle.service.js'
 
-type PasskeySignInServices = Pick<
-  Services,
-  'sessions' | 'authorize' | 'clients' | 'passkeys' | 'passkeyResets' | 'signInThrottle' | 'metrics'
->
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface PasskeySignInServices {
+  sessions: SessionService
+  authorize: AuthorizeService
+  clients: ClientService
+  passkeys: PasskeyService
+  passkeyResets: PasskeyResetService
+  signInThrottle: SignInThrottle
+  metrics: Metrics
+}
 
 /**
  * The browser's pre-session: the sign-in CSRF cookie (random, HttpOnly, SameSite=Lax), which the

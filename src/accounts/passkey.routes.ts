@@ -5,18 +5,24 @@ import { answerHeldBack } from './held-back.js'
 import { formField } from '../input/form-field.js'
 import { isUuid } from '../lib/identifiers.js'
 import { clientAddress } from '../rate-limit/client-address.js'
-import type { Services } from '../services.js'
 import { ACCOUNT_PASSKEYS_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.js'
 import { type PasskeyNotice, passkeysPage, PASSKEY_NOTICES } from '../web/pages/passkeys.page.js'
 import { allowOwnScript } from '../web/security-headers.js'
 import { accountFrame } from './account-frame.js'
-import { PasskeyRefusal, passkeyName } from './passkey.service.js'
+import { PasskeyRefusal, passkeyName, type PasskeyService } from './passkey.service.js'
 import { signInThenReturnTo } from './return-path.js'
 import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
-import type { SignInSession } from './session.service.js'
-import type { SignInClient } from './sign-in-throttle.service.js'
+import type { SignInSession, SessionService } from './session.service.js'
+import type { SignInClient, SignInThrottle } from './sign-in-throttle.service.js'
+import type { Metrics } from '../metrics/metrics.js'
 
-type PasskeyAccountServices = Pick<Services, 'sessions' | 'passkeys' | 'signInThrottle' | 'metrics'>
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface PasskeyAccountServices {
+  sessions: SessionService
+  passkeys: PasskeyService
+  signInThrottle: SignInThrottle
+  metrics: Metrics
+}
 
 const REGISTER_FAILED = 'No passkey was added: the browser or device did not complete it. Try again.'
 const ALREADY_REGISTERED = 'This passkey is already registered.'

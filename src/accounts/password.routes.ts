@@ -5,7 +5,6 @@ import { answerHeldBack } from './held-back.js'
 import { formField } from '../input/form-field.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import { clientAddress } from '../rate-limit/client-address.js'
-import type { Services } from '../services.js'
 import { ACCOUNT_PASSWORD_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.js'
 import { html } from '../web/html.js'
 import {
@@ -16,18 +15,25 @@ import {
   resetPasswordPage,
 } from '../web/pages/password.page.js'
 import { allowOwnScript } from '../web/security-headers.js'
-import { PasskeyRefusal, passkeyName } from './passkey.service.js'
+import { PasskeyRefusal, passkeyName, type PasskeyService } from './passkey.service.js'
 import { accountFrame } from './account-frame.js'
 import { signInThenReturnTo } from './return-path.js'
-import type { SignInSession } from './session.service.js'
+import type { SignInSession, SessionService } from './session.service.js'
 import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
-import type { SignInClient } from './sign-in-throttle.service.js'
-import { passwordSchema, RESET_PASSWORD_PATH } from './user.service.js'
+import type { SignInClient, SignInThrottle } from './sign-in-throttle.service.js'
+import { passwordSchema, RESET_PASSWORD_PATH, type UserService } from './user.service.js'
+import type { Metrics } from '../metrics/metrics.js'
+import type { PasskeyResetService } from './passkey-reset.service.js'
 
-type PasswordServices = Pick<
-  Services,
-  'sessions' | 'users' | 'signInThrottle' | 'metrics' | 'passkeys' | 'passkeyResets'
->
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface PasswordServices {
+  sessions: SessionService
+  users: UserService
+  signInThrottle: SignInThrottle
+  metrics: Metrics
+  passkeys: PasskeyService
+  passkeyResets: PasskeyResetService
+}
 
 /** The new password's problem in words, or undefined when it will do (the rule of user creation). */
 function newPasswordProblem(password: string, confirmation: string | undefined): string | undefined {

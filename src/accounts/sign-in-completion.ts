@@ -1,12 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { ProblemError } from '../errors.js'
-import type { Services } from '../services.js'
 import type { SessionCookies } from './session-cookie.js'
+import type { AuthorizeService } from '../oauth/authorize.service.js'
+import type { ClientService } from '../clients/client.service.js'
+import type { SessionService } from './session.service.js'
 
 const EXPIRED_REQUEST =
   'This sign-in request has expired or was already used. Go back to the application and start again.'
 
-type CompletionServices = Pick<Services, 'sessions' | 'authorize' | 'clients'>
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface CompletionServices {
+  sessions: SessionService
+  authorize: AuthorizeService
+  clients: ClientService
+}
 
 /** The pending authorization a sign-in form carries (`request`), with its application's name. */
 export async function pendingWithClient(services: CompletionServices, requestId: string | undefined) {

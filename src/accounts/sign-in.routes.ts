@@ -5,7 +5,6 @@ import { answerHeldBack } from './held-back.js'
 import { isShortId } from '../lib/identifiers.js'
 import { constantTimeEqual } from '../lib/secrets.js'
 import { clientAddress } from '../rate-limit/client-address.js'
-import type { Services } from '../services.js'
 import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
 import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
@@ -13,11 +12,28 @@ import { allowFormRedirectTo, allowOwnScript } from '../web/security-headers.js'
 import { returnPath } from './return-path.js'
 import { completeSignIn, pendingWithClient as pendingOf } from './sign-in-completion.js'
 import { knownDeviceCookie, sessionCookies } from './session-cookie.js'
-import type { SignInClient } from './sign-in-throttle.service.js'
+import type { SignInClient, SignInThrottle } from './sign-in-throttle.service.js'
+import type { AuditService } from '../audit/audit.service.js'
+import type { AuthorizeService } from '../oauth/authorize.service.js'
+import type { ClientService } from '../clients/client.service.js'
+import type { Metrics } from '../metrics/metrics.js'
+import type { PasskeyService } from './passkey.service.js'
+import type { SessionService } from './session.service.js'
 
 function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   // Pages carry CSRF tokens or personal data: never cache them.
   return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
+}
+
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface SignInServices {
+  sessions: SessionService
+  authorize: AuthorizeService
+  clients: ClientService
+  metrics: Metrics
+  signInThrottle: SignInThrottle
+  audit: AuditService
+  passkeys: PasskeyService
 }
 
 /**
@@ -27,10 +43,7 @@ function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply
  * is ever taken from the request, so there is no open redirect.
  */
 export function signInRoutes(
-  services: Pick<
-    Services,
-    'sessions' | 'authorize' | 'clients' | 'metrics' | 'signInThrottle' | 'audit' | 'passkeys'
-  >,
+  services: SignInServices,
   config: Pick<Config, 'issuer' | 'sessionTtl' | 'cookieSecret' | 'knownDeviceTtl'>,
 ) {
   const cookies = sessionCookies(config)

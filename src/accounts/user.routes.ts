@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { ProblemError } from '../errors.js'
 import { isClientId } from '../lib/identifiers.js'
-import type { Services } from '../services.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import { emailSchema, newUserSchema, type User } from './user.service.js'
+import { emailSchema, newUserSchema, type User, type UserService } from './user.service.js'
+import type { GrantService } from '../grants/grant.service.js'
 
 const userJson = (user: User) => ({
   id: user.id,
@@ -34,11 +34,17 @@ export const userListQuery = z.object({
 
 export const userPatchSchema = z.strictObject({ email: emailSchema.optional() }, 'an object with email')
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface UserAdminServices {
+  users: UserService
+  grants: GrantService
+}
+
 /**
  * Admin API: create, list (paged, searched), change, delete users; revoke a user's grant to one
  * application; issue password-reset links.
  */
-export function userAdminRoutes(services: Pick<Services, 'users' | 'grants'>) {
+export function userAdminRoutes(services: UserAdminServices) {
   return async (app: FastifyInstance) => {
     app.post('/admin/users', async (request, reply) => {
       const input = parseOrProblem(newUserSchema, request.body)

@@ -2,8 +2,13 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { isUuid } from '../lib/identifiers.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import type { Services } from '../services.js'
-import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditRow, isAuditEventType } from './audit.service.js'
+import {
+  AUDIT_EVENT_TYPES,
+  type AuditEventType,
+  type AuditRow,
+  isAuditEventType,
+  type AuditService,
+} from './audit.service.js'
 
 export const AUDIT_PAGE_DEFAULT = 100
 export const AUDIT_PAGE_MAX = 1000
@@ -59,8 +64,13 @@ export function auditEventJson(row: AuditRow) {
   }
 }
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface AuditRouteServices {
+  audit: AuditService
+}
+
 /** Admin API: read the audit trail, newest first, filtered, one page at a time. */
-export function auditAdminRoutes(services: Pick<Services, 'audit'>) {
+export function auditAdminRoutes(services: AuditRouteServices) {
   return async (app: FastifyInstance) => {
     app.get('/admin/audit', async (request) => {
       const q = parseOrProblem(auditQuery, request.query)

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import type { Services } from '../services.js'
+import type { ClientService } from './client.service.js'
 
 export const blockClientSchema = z.strictObject({
   client_id: z.string('a client_id URL').max(2000, 'at most 2000 characters'),
@@ -18,12 +18,17 @@ export const blockClientSchema = z.strictObject({
 
 const clientIdQuery = z.object({ client_id: z.string('a client_id URL').max(2000) })
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface BlockedClientServices {
+  clients: ClientService
+}
+
 /**
  * Admin API: the block list of client_id URLs (Client ID Metadata Documents). A blocked URL is
  * refused at the authorization endpoint, its row disabled and its grants revoked; whatever its
  * document says later, it stays blocked until the operator takes it off the list.
  */
-export function blockedClientAdminRoutes(services: Pick<Services, 'clients'>) {
+export function blockedClientAdminRoutes(services: BlockedClientServices) {
   return async (app: FastifyInstance) => {
     app.post('/admin/blocked-clients', async (request, reply) => {
       const input = parseOrProblem(blockClientSchema, request.body)

@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { Services } from '../services.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import { type Client, type ClientNarrowing, clientUpdateSchema, newClientSchema } from './client.service.js'
+import {
+  type Client,
+  type ClientNarrowing,
+  clientUpdateSchema,
+  newClientSchema,
+  type ClientService,
+} from './client.service.js'
 
 export function clientJson(client: Client) {
   return {
@@ -35,8 +40,13 @@ function narrowingJson(narrowing: ClientNarrowing | undefined) {
 
 const idParams = z.object({ id: z.string().max(128) })
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface ClientAdminServices {
+  clients: ClientService
+}
+
 /** Admin API: register, list, show, update, disable and enable client applications. */
-export function clientAdminRoutes(services: Pick<Services, 'clients'>) {
+export function clientAdminRoutes(services: ClientAdminServices) {
   return async (app: FastifyInstance) => {
     app.post('/admin/clients', async (request, reply) => {
       const input = parseOrProblem(newClientSchema, request.body)

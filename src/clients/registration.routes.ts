@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { OAuthError } from '../errors.js'
 import { clientAddress } from '../rate-limit/client-address.js'
-import type { Services } from '../services.js'
-import { registrationJson } from './dynamic-registration.service.js'
+import { registrationJson, type DynamicRegistrationService } from './dynamic-registration.service.js'
 
 /** The token of `Authorization: Bearer <token>`, or undefined. */
 function bearer(request: FastifyRequest): string | undefined {
@@ -13,12 +12,17 @@ function bearer(request: FastifyRequest): string | undefined {
 const notYours = () =>
   new OAuthError('invalid_token', 'No registration has this client_id and registration access token.', 401)
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface RegistrationServices {
+  registrations: DynamicRegistrationService
+}
+
 /**
  * RFC 7591 registration (POST /api/oauth/register) and RFC 7592 read and delete
  * (GET/DELETE /api/oauth/register/:client_id with the registration access token as Bearer).
  * Absent when DYNAMIC_REGISTRATION=off.
  */
-export function registrationRoutes(services: Pick<Services, 'registrations'>, issuer: string) {
+export function registrationRoutes(services: RegistrationServices, issuer: string) {
   return async (app: FastifyInstance) => {
     if (!services.registrations.enabled) return
     app.post('/api/oauth/register', async (request, reply) => {

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { OAuthError } from '../errors.js'
 import { authenticateResourceServer } from '../resource-servers/resource-server-auth.js'
-import type { Services } from '../services.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import { createStreamRequestSchema, pollRequestSchema } from './event-feed.service.js'
+import { createStreamRequestSchema, pollRequestSchema, type EventFeedService } from './event-feed.service.js'
+import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
 
 /** The feed speaks JSON (RFC 8936 §2.4); no body at all is fine too. */
 function assertJsonBody(request: FastifyRequest): void {
@@ -17,8 +17,14 @@ function assertJsonBody(request: FastifyRequest): void {
 /** Retry-After when a resource server has all the streams it may have. */
 const RETRY_STREAM_CREATION_SECONDS = 60
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface EventFeedServices {
+  resourceServers: ResourceServerService
+  events: EventFeedService
+}
+
 export function eventFeedRoutes(
-  services: Pick<Services, 'resourceServers' | 'events'>,
+  services: EventFeedServices,
   config: Pick<Config, 'issuer' | 'eventsMaxWaitSeconds'>,
 ) {
   return async (app: FastifyInstance) => {

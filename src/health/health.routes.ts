@@ -1,10 +1,15 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../services.js'
+import type { HealthService } from './health.service.js'
 
 /** Probes come every few seconds: their request lines at info would bury everything else. */
 const quiet = { logLevel: 'warn' } as const
 
-export function healthRoutes(services: Pick<Services, 'health'>) {
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface HealthRouteServices {
+  health: HealthService
+}
+
+export function healthRoutes(services: HealthRouteServices) {
   return async (app: FastifyInstance) => {
     app.get('/healthz', quiet, async (_request, reply) => {
       reply.header('cache-control', 'no-store')

@@ -21,3 +21,5 @@ export function createHealthService(db: Kysely<Database>) {
     },
   }
 }
+
+export type HealthService = ReturnType<typeof createHealthService>

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../services.js'
-import type { HousekeepingRun } from './housekeeping.service.js'
+import type { HousekeepingRun, HousekeepingService } from './housekeeping.service.js'
 
 function housekeepingRunJson(run: HousekeepingRun) {
   return {
@@ -11,11 +10,16 @@ function housekeepingRunJson(run: HousekeepingRun) {
   }
 }
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface HousekeepingRouteServices {
+  housekeeping: HousekeepingService
+}
+
 /**
  * Admin API: one housekeeping run now, answered when it ends (for an operator after a long pause of
  * the schedule, or a cron job with HOUSEKEEPING_INTERVAL=0). A database failure is a 503 problem.
  */
-export function housekeepingAdminRoutes(services: Pick<Services, 'housekeeping'>) {
+export function housekeepingAdminRoutes(services: HousekeepingRouteServices) {
   return async (app: FastifyInstance) => {
     app.post('/admin/housekeeping/run', async () => housekeepingRunJson(await services.housekeeping.run()))
   }

@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { sessionCookies } from '../accounts/session-cookie.js'
-import type { SignInSession } from '../accounts/session.service.js'
+import type { SignInSession, SessionService } from '../accounts/session.service.js'
 import type { Config } from '../config.js'
 import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
 import { ALL_SCOPES, commonScopes, isSubset } from '../lib/scopes.js'
-import type { Services } from '../services.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
 import { consentPage, type Unverified } from '../web/pages/consent.page.js'
@@ -15,14 +14,21 @@ import {
   readClientTarget,
   validateAuthorizationParameters,
 } from './authorize-request.js'
-import type { PendingAuthorization } from './authorize.service.js'
-import { type Client, ClientRefused } from '../clients/client.service.js'
+import type { PendingAuthorization, AuthorizeService } from './authorize.service.js'
+import { type Client, ClientRefused, type ClientService } from '../clients/client.service.js'
 import { isLoopbackRedirectUri, isNativeRedirectUri, redirectUriMatches } from '../clients/redirect-uri.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
 import { authorizationTargets } from './resource-targets.js'
+import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
 
-type AuthorizeServices = Pick<Services, 'clients' | 'sessions' | 'authorize' | 'resourceServers'>
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface AuthorizeServices {
+  clients: ClientService
+  sessions: SessionService
+  authorize: AuthorizeService
+  resourceServers: ResourceServerService
+}
 
 const GONE =
   'This authorization request has expired or was already answered. Go back to the application and start again.'

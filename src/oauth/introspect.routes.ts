@@ -1,14 +1,21 @@
 import type { FastifyInstance } from 'fastify'
 import { identifyResourceServer } from '../resource-servers/resource-server-auth.js'
-import type { Services } from '../services.js'
 import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
+import type { IntrospectionService } from './introspection.service.js'
+import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
+
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface IntrospectServices {
+  resourceServers: ResourceServerService
+  introspection: IntrospectionService
+}
 
 /**
  * POST /api/oauth/introspect (RFC 7662). The caller is a registered resource server with HTTP Basic
  * credentials; a failure is 401 invalid_client with WWW-Authenticate (set by the error handler).
  * token_type_hint is accepted and not needed: the token's shape tells its kind.
  */
-export function introspectRoutes(services: Pick<Services, 'resourceServers' | 'introspection'>) {
+export function introspectRoutes(services: IntrospectServices) {
   return async (app: FastifyInstance) => {
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')

@@ -2,10 +2,17 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
 import { unknownClient } from '../errors.js'
 import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
-import type { Services } from '../services.js'
 import { clientEndpointCors } from '../web/cors.js'
 import { identifyPublicClient } from './client-identification.js'
 import { requireClientId } from './grant-types/grant-type.js'
+import type { ClientService } from '../clients/client.service.js'
+import type { RevocationService } from './revocation.service.js'
+
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface RevokeServices {
+  clients: ClientService
+  revocation: RevocationService
+}
 
 /**
  * POST /api/oauth/revoke (RFC 7009). Public clients identify themselves by client_id (in the body or
@@ -15,10 +22,7 @@ import { requireClientId } from './grant-types/grant-type.js'
  * §2.2 has the client ignore the body; an empty JSON object rather than no body at all is what
  * clients that insist on a JSON media type (simple-oauth2's revoke()) accept.
  */
-export function revokeRoutes(
-  services: Pick<Services, 'clients' | 'revocation'>,
-  config: Pick<Config, 'issuer'>,
-) {
+export function revokeRoutes(services: RevokeServices, config: Pick<Config, 'issuer'>) {
   return async (app: FastifyInstance) => {
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache')

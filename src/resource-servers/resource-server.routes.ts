@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { Services } from '../services.js'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import { type ResourceForgotten, type ResourceServer } from './resource-server.service.js'
+import {
+  type ResourceForgotten,
+  type ResourceServer,
+  type ResourceServerService,
+} from './resource-server.service.js'
 import {
   newResourceServerSchema,
   resourceServerUpdateSchema,
@@ -27,11 +30,16 @@ const describeForgotten = (f: ResourceForgotten | undefined) => ({
 
 const idParams = z.object({ id: z.string().max(64) })
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface ResourceServerAdminServices {
+  resourceServers: ResourceServerService
+}
+
 /**
  * Admin API: resource servers (introspection and event-feed credentials): register, list, show,
  * update, disable, enable, delete, and rotate the secret (shown once, like at registration).
  */
-export function resourceServerAdminRoutes(services: Pick<Services, 'resourceServers'>) {
+export function resourceServerAdminRoutes(services: ResourceServerAdminServices) {
   return async (app: FastifyInstance) => {
     const servers = services.resourceServers
     app.post('/admin/resource-servers', async (request, reply) => {

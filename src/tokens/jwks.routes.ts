@@ -1,9 +1,14 @@
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../services.js'
 import { publicDocumentCors } from '../web/cors.js'
 import { JWKS_MAX_AGE_SECONDS, matchesIfNoneMatch } from './jwks.js'
+import type { SigningKeyService } from './signing-key.service.js'
 
-export function jwksRoutes(services: Pick<Services, 'signingKeys'>) {
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface JwksServices {
+  signingKeys: SigningKeyService
+}
+
+export function jwksRoutes(services: JwksServices) {
   return async (app: FastifyInstance) => {
     publicDocumentCors(app, '/.well-known/jwks.json')
     app.get('/.well-known/jwks.json', async (request, reply) => {

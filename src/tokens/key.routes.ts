@@ -1,8 +1,12 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { parseOrProblem } from '../input/parse-or-problem.js'
-import type { Services } from '../services.js'
-import type { RekeyResult, RevocationResult, SigningKeyInfo } from './signing-key.service.js'
+import type {
+  RekeyResult,
+  RevocationResult,
+  SigningKeyInfo,
+  SigningKeyService,
+} from './signing-key.service.js'
 
 /** What a key is doing now: signing, published ahead of its use, retired (tokens may live), revoked. */
 export function keyState(key: SigningKeyInfo): 'active' | 'next' | 'retired' | 'revoked' {
@@ -51,12 +55,17 @@ export const kidParams = z.object({
   kid: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'a key id (base64url, as GET /admin/keys lists it)'),
 })
 
+/** The services it uses, handed in by the composition root (DESIGN §2). */
+export interface SigningKeyAdminServices {
+  signingKeys: SigningKeyService
+}
+
 /**
  * Admin API: list signing keys; rotate (the new key signs from now on, the old one stays published);
  * revoke a leaked key (gone from the JWKS and introspection at once, announced on the feed); rekey
  * (every private key re-encrypted under the current key-encryption key).
  */
-export function signingKeyAdminRoutes(services: Pick<Services, 'signingKeys'>) {
+export function signingKeyAdminRoutes(services: SigningKeyAdminServices) {
   return async (app: FastifyInstance) => {
     app.get('/admin/keys', async () => ({
       keys: (await services.signingKeys.listKeys()).map(signingKeyJson),

@@ -156,3 +156,5 @@ export function createSigningKeyService(deps: SigningKeyDeps, options: SigningKe
     rekey: rekey.rekey,
   }
 }
+
+export type SigningKeyService = ReturnType<typeof createSigningKeyService>

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest'
 
 /**
  * DESIGN §2's import rules, checked on the sources rather than remembered: no import circles; a
- * domain imports another domain's service, never its repository; lib/ imports nothing of the
- * server's; the published toolkit imports nothing outside its own package.
+ * domain imports another domain's service, never its repository; only the composition roots
+ * import services.ts (a route names the services it uses); lib/ imports nothing of the server's; the published toolkit imports nothing outside its own package.
  */
 const root = resolve(import.meta.dirname, '../..')
 
@@ -66,6 +66,14 @@ describe('import rules', () => {
         .map((t) => `${file} → ${t}`),
     )
     expect(crossings).toEqual([])
+  })
+
+  it('lets only the composition roots import services.ts', () => {
+    const roots = new Set(['src/app.ts', 'src/admin-app.ts', 'src/main.ts'])
+    const reaching = [...graph].flatMap(([file, targets]) =>
+      targets.includes('src/services.ts') && !roots.has(file) ? [`${file} → src/services.ts`] : [],
+    )
+    expect(reaching).toEqual([])
   })
 
   it('keeps lib/ free of the server’s modules', () => {

@@ -1,23 +1,28 @@
 import type { RequestFacts } from '../../audit/audit.service.js'
 import { unknownClient } from '../../errors.js'
 import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
-import type { IssuedRefreshToken } from '../../grants/grant.service.js'
+import type { IssuedRefreshToken, GrantService } from '../../grants/grant.service.js'
 import { isClientId } from '../../lib/identifiers.js'
 import { formatScopes } from '../../lib/scopes.js'
-import type { Services } from '../../services.js'
-import type { ResourceTarget } from '../resource-targets.js'
+import type { ResourceTarget, TokenAudiences } from '../resource-targets.js'
+import type { AccessTokenService } from '../../tokens/access-token.js'
+import type { ClientService } from '../../clients/client.service.js'
+import type { DpopService } from '../dpop.service.js'
+import type { Metrics } from '../../metrics/metrics.js'
+import type { RefreshTokenService } from '../../grants/refresh-token.service.js'
+import type { ResourceServerService } from '../../resource-servers/resource-server.service.js'
 
-export type TokenServices = Pick<
-  Services,
-  | 'clients'
-  | 'grants'
-  | 'refreshTokens'
-  | 'accessTokens'
-  | 'metrics'
-  | 'resourceServers'
-  | 'tokenAudiences'
-  | 'dpop'
->
+/** What the token endpoint and its grant types use, handed in by the composition root (DESIGN §2). */
+export interface TokenServices {
+  clients: ClientService
+  grants: GrantService
+  refreshTokens: RefreshTokenService
+  accessTokens: AccessTokenService
+  metrics: Metrics
+  resourceServers: ResourceServerService
+  tokenAudiences: TokenAudiences
+  dpop: DpopService
+}
 
 /** What the token request proved beyond its parameters. */
 export interface TokenRequestContext {
