@@ -17,3 +17,18 @@ export function inRetriedTransaction<T>(
 ): Promise<T> {
   return retryOnConcurrencyConflict(() => db.transaction().execute(work))
 }
+
+/**
+ * Runs `work` in the caller's transaction `trx` when one is given (so that more can join it), else
+ * in a transaction of its own: run again from its start on a concurrency conflict when `retried`
+ * (inRetriedTransaction), once otherwise.
+ */
+export function inGivenOrOwnTransaction<T>(
+  db: Kysely<Database>,
+  trx: Kysely<Database> | undefined,
+  work: (trx: Kysely<Database>) => Promise<T>,
+  own: { retried: boolean },
+): Promise<T> {
+  if (trx) return work(trx)
+  return own.retried ? inRetriedTransaction(db, work) : db.transaction().execute(work)
+}

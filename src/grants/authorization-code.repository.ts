@@ -150,8 +150,4 @@ export async function insertAuthorizationCodeUnderLiveGrant(
   return row?.grant_id
 }
 
-export {
-  type CodeForSession,
-  insertAuthorizationCodeForSession,
-  insertAuthorizationCodesForSessions,
-} from './code-for-session.repository.js'
+export { type CodeForSession, insertAuthorizationCodesForSessions } from './code-for-session.repository.js'

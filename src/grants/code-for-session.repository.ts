@@ -73,19 +73,11 @@ const codesForSessions = prepareStatement(
 )
 
 /**
- * Inserts a returning user's code as above. Returns the grant's id, or undefined (and nothing
- * written) when any line does not hold: the caller then finds out which the long way, and answers
+ * Inserts returning users' codes as above, a list of them in ONE statement (batchedWrite shares it
+ * among concurrent requests): each one's grant id, in order, or undefined (and nothing written for
+ * it) when any line does not hold: the caller then finds out which the long way, and answers
  * accordingly.
  */
-export async function insertAuthorizationCodeForSession(
-  db: Kysely<Database>,
-  code: CodeForSession,
-): Promise<string | undefined> {
-  const [grantId] = await insertAuthorizationCodesForSessions(db, [code])
-  return grantId
-}
-
-/** insertAuthorizationCodeForSession for a list of codes in ONE statement: each one's grant id, in order. */
 export async function insertAuthorizationCodesForSessions(
   db: Kysely<Database>,
   codes: readonly CodeForSession[],

@@ -203,15 +203,7 @@ export function codeRefusal(
   return undefined
 }
 
-export async function redeemAuthorizationCodeRow(
-  db: Kysely<Database>,
-  redemption: CodeRedemptionValues,
-): Promise<CodeRedemptionRow> {
-  const [row] = await redeemAuthorizationCodeRows(db, [redemption])
-  return row!
-}
-
-/** redeemAuthorizationCodeRow for a list of redemptions of distinct codes in ONE statement, in order. */
+/** The redemption statement for a list of redemptions of distinct codes in ONE statement, in order. */
 export async function redeemAuthorizationCodeRows(
   db: Kysely<Database>,
   redemptions: readonly CodeRedemptionValues[],

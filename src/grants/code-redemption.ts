@@ -1,4 +1,3 @@
-import type { RequestFacts } from '../audit/audit.service.js'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { isForeignKeyViolation, retryOnConcurrencyConflict } from '../db/errors.js'
@@ -13,11 +12,10 @@ import {
   type CodeRefusal,
   codeRefusal,
   type CodeRedemptionValues,
-  redeemAuthorizationCodeRow,
 } from './code-redemption.repository.js'
 import { touchGrant } from './grant.repository.js'
 import { revokeRefreshFamily } from './refresh-token.repository.js'
-import { type AuditRecorder, NO_AUDIT } from '../audit/audit.service.js'
+import type { AuditRecorder, RequestFacts } from '../audit/audit.service.js'
 import {
   familyRevokedEvent,
   type IssuedRefreshToken,
@@ -61,7 +59,7 @@ const REFUSALS: Record<CodeRefusal, () => OAuthError> = {
  * Exchanges an authorization code for a refresh family: check the client, consume the code (the one
  * conditional UPDATE, so of concurrent redemptions exactly one proceeds), check it, start the family
  * and its first refresh token, and record the family on the code — one statement
- * (redeemAuthorizationCodeRow), so one round trip and nothing half-written; then mark the grant used
+ * (redeemAuthorizationCodeRows), so one round trip and nothing half-written; then mark the grant used
  * when its last use is over a minute old.
  *
  * A code that was found but fails a check (other client, expired, wrong redirect_uri, wrong
@@ -74,11 +72,10 @@ export async function redeemAuthorizationCode(
   clock: Clock,
   lifetimes: RefreshLifetimes,
   input: CodeRedemption,
-  metricHooks: { codeReplayed?(): void } = {},
-  audit: AuditRecorder = NO_AUDIT,
-  /** The redemption statement; the grant service's shares it among concurrent requests (batchedWrite). */
-  redeemRow: (values: CodeRedemptionValues) => Promise<CodeRedemptionRow> = (values) =>
-    redeemAuthorizationCodeRow(db, values),
+  metricHooks: { codeReplayed?(): void },
+  audit: AuditRecorder,
+  /** The redemption statement, shared among concurrent requests (batchedWrite over redeemAuthorizationCodeRows). */
+  redeemRow: (values: CodeRedemptionValues) => Promise<CodeRedemptionRow>,
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const codeHash = sha256(input.code)

@@ -154,6 +154,9 @@ const rotationStatement = prepareStatement(
   `,
 )
 
+/** What a rotation issued (or a retry answered again), as the rotation statement returns it. */
+export type RotatedRefreshToken = RefreshTokenIssue & { retried: boolean; successorSealed: string | null }
+
 /**
  * Rotates a refresh token in ONE statement (the hot path: one round trip, no explicit transaction).
  * The presented token is marked rotated only if it is unrotated, unexpired, this client's, in a live
@@ -163,22 +166,9 @@ const rotationStatement = prepareStatement(
  * a spent token again (`retried`) with that sealed successor and inserts nothing, at most
  * REFRESH_RETRY_ANSWERS times, counted on the same row, so the bound holds across instances.
  * The grant's last_used_at is refreshed at most once per `touchGrantBefore` window, so busy grants
- * do not turn every refresh into a contended write.
- */
-export async function rotateRefreshToken(
-  db: Kysely<Database>,
-  rotation: RefreshRotation,
-): Promise<RotatedRefreshToken | undefined> {
-  const [rotated] = await rotateRefreshTokens(db, [rotation])
-  return rotated
-}
-
-/** What a rotation issued (or a retry answered again), as the rotation statement returns it. */
-export type RotatedRefreshToken = RefreshTokenIssue & { retried: boolean; successorSealed: string | null }
-
-/**
- * rotateRefreshToken for a list of rotations of distinct tokens in ONE statement (batchedWrite): the
- * answer of each, in order (undefined where it did not rotate).
+ * do not turn every refresh into a contended write. Takes a list of rotations of distinct tokens
+ * (batchedWrite shares the statement among concurrent requests): the answer of each, in order
+ * (undefined where it did not rotate).
  */
 export async function rotateRefreshTokens(
   db: Kysely<Database>,

@@ -7,7 +7,7 @@ import { addSeconds, type Clock } from '../lib/clock.js'
 import { newSecret } from '../lib/identifiers.js'
 import { sha256 } from '../lib/secrets.js'
 import { DPOP_BINDING_REFUSALS, dpopBindingRefusal } from './dpop-binding.js'
-import { type AuditEvent, type AuditRecorder, NO_AUDIT, type RequestFacts } from '../audit/audit.service.js'
+import { type AuditEvent, type AuditRecorder, type RequestFacts } from '../audit/audit.service.js'
 import {
   findRefreshTokenRecord,
   type RefreshTokenIssue,
@@ -17,7 +17,6 @@ import {
   revokeRefreshFamily,
   type RevokedFamily,
   type RefreshRotation as RotationRow,
-  rotateRefreshToken as rotateRefreshTokenRow,
   type RotatedRefreshToken,
 } from './refresh-token.repository.js'
 
@@ -98,12 +97,11 @@ export async function rotateRefreshToken(
   clock: Clock,
   lifetimes: RefreshSettings,
   input: RefreshRotation,
-  metricHooks: RefreshRotationHooks = {},
-  audit: AuditRecorder = NO_AUDIT,
-  successors?: SuccessorSeal,
-  /** The rotation statement; the service's shares it among concurrent requests (batchedWrite). */
-  rotateRow: (row: RotationRow) => Promise<RotatedRefreshToken | undefined> = (row) =>
-    rotateRefreshTokenRow(db, row),
+  metricHooks: RefreshRotationHooks,
+  audit: AuditRecorder,
+  successors: SuccessorSeal | undefined,
+  /** The rotation statement, shared among concurrent requests (batchedWrite over rotateRefreshTokens). */
+  rotateRow: (row: RotationRow) => Promise<RotatedRefreshToken | undefined>,
 ): Promise<IssuedRefreshToken> {
   const now = clock.now()
   const tokenHash = sha256(input.refreshToken)

@@ -223,8 +223,4 @@ export async function findRefreshTokenRecord(
 
 export { REFRESH_RETRY_ANSWERS }
 export type { RefreshRotation, RefreshTokenIssue } from './refresh-rotation.repository.js'
-export {
-  rotateRefreshToken,
-  rotateRefreshTokens,
-  type RotatedRefreshToken,
-} from './refresh-rotation.repository.js'
+export { rotateRefreshTokens, type RotatedRefreshToken } from './refresh-rotation.repository.js'

@@ -5,7 +5,7 @@ import { insertAuthorizationCode } from '../../src/grants/authorization-code.rep
 import {
   type CodeRedemptionValues,
   codeRefusal,
-  redeemAuthorizationCodeRow,
+  redeemAuthorizationCodeRows,
 } from '../../src/grants/code-redemption.repository.js'
 import { checkDpopBinding } from '../../src/grants/refresh-rotation.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
@@ -14,7 +14,7 @@ import {
   findRefreshTokenRecord,
   REFRESH_RETRY_ANSWERS,
   refreshTokenRefusal,
-  rotateRefreshToken,
+  rotateRefreshTokens,
 } from '../../src/grants/refresh-token.repository.js'
 import { newUuid } from '../../src/lib/identifiers.js'
 import { s256Challenge } from '../../src/lib/pkce.js'
@@ -135,7 +135,7 @@ describe('authorization codes: the redemption statement and codeRefusal agree', 
     }
 
     const typescript = codeRefusal(code, values, attemptingClient.scopes, !c.revokeGrant)
-    const row = await redeemAuthorizationCodeRow(p.db, values)
+    const row = (await redeemAuthorizationCodeRows(p.db, [values]))[0]!
 
     expect(row.consumed).toBeDefined()
     expect(row.issue !== undefined).toBe(typescript === undefined)
@@ -279,19 +279,21 @@ describe('refresh tokens: the rotation statement and refreshTokenRefusal agree',
     const binding =
       record!.clientId === use.clientId ? checkDpopBinding(record!, { dpopJkt: c.use?.dpopJkt }) : undefined
     const typescript = binding ?? refreshTokenRefusal(record!, now, use)
-    const rotated = await rotateRefreshToken(p.db, {
-      tokenHash,
-      newTokenHash: sha256(randomToken()),
-      clientId: use.clientId,
-      requestedScopes: use.requestedScopes,
-      resource: use.resource,
-      dpopJkt: use.dpopJkt,
-      now,
-      retryWindowStart: use.retryWindowStart,
-      successorSealed: 'sealed-successor-of-this-rotation',
-      newTokenExpiresAt: later(600),
-      touchGrantBefore: now,
-    })
+    const [rotated] = await rotateRefreshTokens(p.db, [
+      {
+        tokenHash,
+        newTokenHash: sha256(randomToken()),
+        clientId: use.clientId,
+        requestedScopes: use.requestedScopes,
+        resource: use.resource,
+        dpopJkt: use.dpopJkt,
+        now,
+        retryWindowStart: use.retryWindowStart,
+        successorSealed: 'sealed-successor-of-this-rotation',
+        newTokenExpiresAt: later(600),
+        touchGrantBefore: now,
+      },
+    ])
 
     expect(rotated !== undefined).toBe(typescript === undefined)
     // A retry counts its answer on the spent token and leaves the moment it rotated alone.

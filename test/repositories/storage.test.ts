@@ -17,12 +17,13 @@ import {
   writeEventLifetime,
 } from '../../src/events/event-stream.repository.js'
 import {
+  type CodeForSession,
   findAuthorizationCode,
   insertAuthorizationCode,
-  insertAuthorizationCodeForSession,
+  insertAuthorizationCodesForSessions,
   insertAuthorizationCodeUnderLiveGrant,
 } from '../../src/grants/authorization-code.repository.js'
-import { redeemAuthorizationCodeRow } from '../../src/grants/code-redemption.repository.js'
+import { redeemAuthorizationCodeRows } from '../../src/grants/code-redemption.repository.js'
 import { revokeGrantsWhere } from '../../src/grants/grant-revocation.repository.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
 import { findRefreshTokenRecords } from '../../src/grants/refresh-token.repository.js'
@@ -113,7 +114,7 @@ async function insertFamily(f: Awaited<ReturnType<typeof fixture>>, grantId: str
 
 /**
  * A user signed in (a session live for a minute), the fixture's client, and `code(overrides)`, which
- * asks insertAuthorizationCodeForSession for a links:read code of that session.
+ * asks insertAuthorizationCodesForSessions for a links:read code of that session.
  */
 async function sessionCodeFixture() {
   const f = await fixture()
@@ -126,18 +127,22 @@ async function sessionCodeFixture() {
     createdAt: now,
     expiresAt: sessionExpiresAt,
   })
-  const code = (overrides: Partial<Parameters<typeof insertAuthorizationCodeForSession>[1]> = {}) =>
-    insertAuthorizationCodeForSession(f.db, {
-      codeHash: sha256(randomToken()),
-      clientId: f.client.id,
-      sessionTokenHash: sha256(sessionToken),
-      redirectUri: 'https://app.example/cb',
-      scopes: ['links:read'],
-      codeChallenge: challenge,
-      createdAt: now,
-      expiresAt: now,
-      ...overrides,
-    })
+  const code = async (overrides: Partial<CodeForSession> = {}) => {
+    const [grantId] = await insertAuthorizationCodesForSessions(f.db, [
+      {
+        codeHash: sha256(randomToken()),
+        clientId: f.client.id,
+        sessionTokenHash: sha256(sessionToken),
+        redirectUri: 'https://app.example/cb',
+        scopes: ['links:read'],
+        codeChallenge: challenge,
+        createdAt: now,
+        expiresAt: now,
+        ...overrides,
+      },
+    ])
+    return grantId
+  }
   return { ...f, sessionExpiresAt, code }
 }
 
@@ -323,20 +328,24 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       const codeHash = await insertCode({ db, user, client }, grant.id, {
         expiresAt: new Date(now.getTime() + 60_000),
       })
-      const redeem = () =>
-        redeemAuthorizationCodeRow(db, {
-          codeHash,
-          clientId: client.id,
-          redirectUri: null,
-          resource: null,
-          dpopJkt: null,
-          expectedChallenge: challenge,
-          familyId: randomUUID(),
-          tokenHash: sha256(randomToken()),
-          now,
-          familyExpiresAt: new Date(now.getTime() + 3_600_000),
-          tokenExpiresAt: new Date(now.getTime() + 60_000),
-        })
+      const redeem = async () =>
+        (
+          await redeemAuthorizationCodeRows(db, [
+            {
+              codeHash,
+              clientId: client.id,
+              redirectUri: null,
+              resource: null,
+              dpopJkt: null,
+              expectedChallenge: challenge,
+              familyId: randomUUID(),
+              tokenHash: sha256(randomToken()),
+              now,
+              familyExpiresAt: new Date(now.getTime() + 3_600_000),
+              tokenExpiresAt: new Date(now.getTime() + 60_000),
+            },
+          ])
+        )[0]!
       const results = await Promise.all(Array.from({ length: 10 }, redeem))
       expect(results.filter((r) => r.issue)).toHaveLength(1)
       expect(results.filter((r) => !r.consumed)).toHaveLength(9)
@@ -361,21 +370,23 @@ describe(`storage on ${process.env.LINKAUTH_TEST_ENGINE ?? 'the selected engine'
       const codeHash = await insertCode({ db, user, client }, grant.id, {
         expiresAt: new Date(now.getTime() + 60_000),
       })
-      const result = await redeemAuthorizationCodeRow(db, {
-        codeHash,
-        clientId: client.id,
-        redirectUri: null,
-        resource: null,
-        dpopJkt: null,
-        expectedChallenge: 'another-challenge-another-challenge-another',
-        familyId: randomUUID(),
-        tokenHash: sha256(randomToken()),
-        now,
-        familyExpiresAt: now,
-        tokenExpiresAt: now,
-      })
-      expect(result.issue).toBeUndefined()
-      expect(result.consumed?.codeChallenge).toBe(challenge)
+      const [result] = await redeemAuthorizationCodeRows(db, [
+        {
+          codeHash,
+          clientId: client.id,
+          redirectUri: null,
+          resource: null,
+          dpopJkt: null,
+          expectedChallenge: 'another-challenge-another-challenge-another',
+          familyId: randomUUID(),
+          tokenHash: sha256(randomToken()),
+          now,
+          familyExpiresAt: now,
+          tokenExpiresAt: now,
+        },
+      ])
+      expect(result!.issue).toBeUndefined()
+      expect(result!.consumed?.codeChallenge).toBe(challenge)
       const code = await findAuthorizationCode(db, codeHash)
       expect(code?.consumedAt).not.toBeNull()
       expect(code?.familyId).toBeNull()

@@ -1,0 +1,186 @@
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/database.js'
+import { inRetriedTransaction } from '../db/transaction.js'
+import { type AuditRecorder, OPERATOR, type RequestFacts } from '../audit/audit.service.js'
+import { ProblemError } from '../errors.js'
+import type { ClientNarrowing, GrantService } from '../grants/grant.service.js'
+import type { Clock } from '../lib/clock.js'
+import { ALL_SCOPES, normalizeScopes } from '../lib/scopes.js'
+import { isClientId, newClientId } from '../lib/identifiers.js'
+import type { ClientUpdate, NewClient } from './client-input.js'
+import {
+  type Client,
+  disableClient as disableClientRow,
+  enableClient as enableClientRow,
+  findClientById,
+  insertClient,
+  lockClient,
+  updateClient as updateClientRow,
+} from './client.repository.js'
+import { metadataOf } from './display-metadata.js'
+
+/** A client after an update, and what narrowing it did to live grants (nothing when it widened). */
+export interface UpdatedClient {
+  client: Client
+  narrowing: ClientNarrowing | undefined
+}
+
+/** What the operator's changes to clients need; the client service builds it once. */
+export interface ClientAdminDeps {
+  db: Kysely<Database>
+  clock: Clock
+  grants: Pick<GrantService, 'narrowForClient' | 'revokeAllForClient'>
+  audit: AuditRecorder
+  /** The set of enabled clients changed: CORS reads the table again. */
+  changed: () => void
+}
+
+const noSuchClient = () => new ProblemError(404, 'No client with this id.')
+
+/** The client with this id, disabled or not; unknown id → 404. */
+export async function getClient(deps: Pick<ClientAdminDeps, 'db'>, id: string): Promise<Client> {
+  const client = await findClientById(deps.db, id)
+  if (!client) throw noSuchClient()
+  return client
+}
+
+/** Registers a client (POST /admin/clients), with its client.created row. */
+export async function createClient(
+  deps: ClientAdminDeps,
+  input: NewClient,
+  from: RequestFacts | undefined,
+): Promise<Client> {
+  const client = await deps.db.transaction().execute(async (trx) => {
+    const created = await insertClient(trx, {
+      id: newClientId(),
+      name: input.name,
+      redirectUris: input.redirect_uris,
+      scopes: normalizeScopes(input.scopes ?? ALL_SCOPES),
+      requireDpop: input.require_dpop ?? false,
+      metadata: metadataOf(input),
+    })
+    await deps.audit.record(trx, {
+      type: 'client.created',
+      actor: OPERATOR,
+      target: { kind: 'client', id: created.id },
+      clientId: created.id,
+      details: { name: created.name, redirect_uris: created.redirectUris, scopes: created.scopes },
+      from,
+    })
+    return created
+  })
+  deps.changed()
+  return client
+}
+
+/**
+ * Changes what is given, in one transaction with the client's row locked. Removing a scope or a
+ * redirect URI applies to the next request (authorize reads the client from the database; the CORS
+ * origins here at once, on other instances within their snapshot age); removing a scope also
+ * narrows or revokes what was granted with it (GrantService.narrowForClient), announced on the
+ * revocation feed. Unknown id → 404.
+ */
+export async function updateClient(
+  deps: ClientAdminDeps,
+  id: string,
+  patch: ClientUpdate,
+  from: RequestFacts | undefined,
+): Promise<UpdatedClient> {
+  if (!isClientId(id)) throw noSuchClient()
+  // Deadlocks with a concurrent refresh or consent roll the whole transaction back: run it again.
+  const updated = await inRetriedTransaction(deps.db, async (trx) => {
+    const current = await lockClient(trx, id)
+    if (!current) throw noSuchClient()
+    const scopes = patch.scopes ? normalizeScopes(patch.scopes) : current.scopes
+    const redirectUris = patch.redirect_uris ?? current.redirectUris
+    const client = await updateClientRow(trx, id, {
+      name: patch.name,
+      redirectUris: patch.redirect_uris,
+      scopes: patch.scopes ? scopes : undefined,
+      metadata: metadataOf(patch),
+    })
+    const scopeRemoved = current.scopes.some((s) => !scopes.includes(s))
+    const removedUris = current.redirectUris.filter((u) => !redirectUris.includes(u))
+    const narrowing =
+      scopeRemoved || removedUris.length > 0
+        ? await deps.grants.narrowForClient(id, scopes, removedUris, trx, from)
+        : undefined
+    await deps.audit.record(trx, {
+      type: 'client.updated',
+      actor: OPERATOR,
+      target: { kind: 'client', id },
+      clientId: id,
+      details: {
+        fields: Object.keys(patch).filter((k) => patch[k as keyof ClientUpdate] !== undefined),
+        ...(patch.scopes ? { scopes, previous_scopes: current.scopes } : {}),
+        ...(patch.redirect_uris ? { redirect_uris: redirectUris, removed_redirect_uris: removedUris } : {}),
+        ...(narrowing
+          ? {
+              grants_revoked: narrowing.grantsRevoked.length,
+              grants_narrowed: narrowing.grantsNarrowed,
+              refresh_families_revoked: narrowing.familiesRevoked,
+            }
+          : {}),
+      },
+      from,
+    })
+    return { client, narrowing }
+  })
+  deps.changed()
+  return updated
+}
+
+/**
+ * Re-enables a disabled client: it can authorize again. What disabling revoked stays revoked (its
+ * grants and refresh families keep revoked_at; users consent again). Unknown id → 404.
+ */
+export async function enableClient(
+  deps: ClientAdminDeps,
+  id: string,
+  from: RequestFacts | undefined,
+): Promise<Client> {
+  if (!isClientId(id)) throw noSuchClient()
+  const client = await deps.db.transaction().execute(async (trx) => {
+    const current = await lockClient(trx, id)
+    if (!current) throw noSuchClient()
+    if (current.disabledAt === null) return current // already enabled: nothing changes, nothing recorded
+    const enabled = await enableClientRow(trx, id)
+    await deps.audit.record(trx, {
+      type: 'client.enabled',
+      actor: OPERATOR,
+      target: { kind: 'client', id },
+      clientId: id,
+      from,
+    })
+    return enabled ?? current
+  })
+  deps.changed()
+  return client
+}
+
+/**
+ * Disables a client and revokes all its grants, in one transaction, run again from its start when
+ * the revocation loses a deadlock to concurrent code exchanges (see revokeGrantsWhere).
+ */
+export async function disableClient(
+  deps: ClientAdminDeps,
+  id: string,
+  from: RequestFacts | undefined,
+): Promise<Client> {
+  const client = await inRetriedTransaction(deps.db, async (trx) => {
+    const client = await disableClientRow(trx, id, deps.clock.now())
+    if (!client) throw noSuchClient()
+    const revoked = await deps.grants.revokeAllForClient(id, trx, from)
+    await deps.audit.record(trx, {
+      type: 'client.disabled',
+      actor: OPERATOR,
+      target: { kind: 'client', id },
+      clientId: id,
+      details: { grants_revoked: revoked },
+      from,
+    })
+    return client
+  })
+  deps.changed()
+  return client
+}
