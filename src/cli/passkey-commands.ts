@@ -1,4 +1,5 @@
-import { type Command, table, userIdFrom } from './commands.js'
+import { type Command, table } from './command.js'
+import { userIdFrom } from './user-commands.js'
 
 interface PasskeyJson {
   id: string
