@@ -7,6 +7,12 @@ interface UserJson {
   created_at: string
 }
 
+/** --email or --id: the user a command is about (see userIdFrom). */
+export const USER_OPTIONS: Command['options'] = {
+  email: { type: 'string', description: "the user's email (any case)" },
+  id: { type: 'string', description: 'the user id, instead of --email' },
+}
+
 /** The user --id names, or the one whose email is --email (any case); exactly one of them. */
 export async function userIdFrom(request: Request, v: { email?: unknown; id?: unknown }): Promise<string> {
   if ((v.email === undefined) === (v.id === undefined))
@@ -105,10 +111,7 @@ export const USER_COMMANDS: Command[] = [
     name: 'users reset-link',
     usage: 'users reset-link (--email EMAIL | --id USER_ID)',
     summary: 'issue a one-time password-reset link (30 minutes, single use) to send to the user',
-    options: {
-      email: { type: 'string', description: "the user's email (any case)" },
-      id: { type: 'string', description: 'the user id, instead of --email' },
-    },
+    options: USER_OPTIONS,
     run: async (request, v) => {
       const id = await userIdFrom(request, v)
       return request('POST', `/admin/users/${encodeURIComponent(id)}/reset-link`)
