@@ -10,10 +10,8 @@ import {
   EXIT_REFUSED,
   EXIT_USAGE,
 } from './admin-client.js'
-import { type Command, COMMANDS as CORE_COMMANDS } from './commands.js'
-import { PASSKEY_COMMANDS } from './passkey-commands.js'
-
-const COMMANDS: Command[] = [...CORE_COMMANDS, ...PASSKEY_COMMANDS]
+import type { Command } from './command.js'
+import { COMMANDS } from './commands.js'
 
 type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>
 

@@ -1,4 +1,5 @@
-import { type Command, table, userIdFrom } from './commands.js'
+import { type Command, table } from './command.js'
+import { USER_OPTIONS, userIdFrom } from './user-commands.js'
 
 interface PasskeyJson {
   id: string
@@ -15,10 +16,7 @@ export const PASSKEY_COMMANDS: Command[] = [
     name: 'users passkeys',
     usage: 'users passkeys (--email EMAIL | --id USER_ID)',
     summary: "list a user's passkeys and whether their password signs in",
-    options: {
-      email: { type: 'string', description: "the user's email (any case)" },
-      id: { type: 'string', description: 'the user id, instead of --email' },
-    },
+    options: USER_OPTIONS,
     run: async (request, v) => {
       const id = await userIdFrom(request, v)
       return request('GET', `/admin/users/${encodeURIComponent(id)}/passkeys`)

@@ -1,0 +1,222 @@
+import { type Command, table } from './command.js'
+
+interface ClientJson {
+  client_id: string
+  name: string
+  redirect_uris: string[]
+  scopes: string[]
+  created_at: string
+  disabled_at: string | null
+  require_dpop?: boolean
+  homepage_url?: string | null
+  privacy_policy_url?: string | null
+  terms_url?: string | null
+  description?: string | null
+}
+
+const showClient = (c: ClientJson) =>
+  [
+    `client_id:     ${c.client_id}`,
+    `name:          ${c.name}`,
+    `redirect_uris: ${c.redirect_uris.join(' ')}`,
+    `scopes:        ${c.scopes.join(' ')}`,
+    ...(c.description ? [`description:   ${c.description}`] : []),
+    ...(c.homepage_url ? [`homepage_url:  ${c.homepage_url}`] : []),
+    ...(c.privacy_policy_url ? [`privacy:       ${c.privacy_policy_url}`] : []),
+    ...(c.terms_url ? [`terms:         ${c.terms_url}`] : []),
+    `created_at:    ${c.created_at}`,
+    ...(c.require_dpop ? ['require_dpop:  true'] : []),
+    ...(c.disabled_at ? [`disabled_at:   ${c.disabled_at}`] : []),
+  ].join('\n')
+
+/** The display metadata options of `clients update`, by API field. */
+const METADATA_OPTIONS = {
+  'homepage-url': 'homepage_url',
+  'privacy-policy-url': 'privacy_policy_url',
+  'terms-url': 'terms_url',
+  description: 'description',
+} as const
+
+/** `clients …`: registering, changing, disabling and blocking applications. */
+export const CLIENT_COMMANDS: Command[] = [
+  {
+    name: 'clients create',
+    usage:
+      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--require-dpop]',
+    summary: 'register an application; prints its client_id',
+    options: {
+      name: { type: 'string', required: true, description: 'the name users see on the consent page' },
+      'redirect-uri': {
+        type: 'string',
+        multiple: true,
+        required: true,
+        description: 'an exact redirect URI (1–10)',
+      },
+      scope: { type: 'string', multiple: true, description: 'an allowed scope (default: all four)' },
+      'require-dpop': {
+        type: 'boolean',
+        description: 'refuse token requests without a DPoP proof (RFC 9449): every token bound to a key',
+      },
+    },
+    run: (request, v) =>
+      request('POST', '/admin/clients', {
+        name: v.name,
+        redirect_uris: v['redirect-uri'],
+        ...(v.scope ? { scopes: v.scope } : {}),
+        ...(v['require-dpop'] ? { require_dpop: true } : {}),
+      }),
+    show: (r) => showClient(r as ClientJson),
+  },
+  {
+    name: 'clients list',
+    usage: 'clients list',
+    summary: 'list registered applications',
+    options: {},
+    run: (request) => request('GET', '/admin/clients'),
+    show: (r) => {
+      const clients = (r as { clients: ClientJson[] }).clients
+      if (clients.length === 0) return 'no clients'
+      return table([
+        ['CLIENT_ID', 'NAME', 'STATUS', 'REDIRECT_URIS'],
+        ...clients.map((c) => [
+          c.client_id,
+          c.name,
+          c.disabled_at ? 'disabled' : 'active',
+          c.redirect_uris.join(' '),
+        ]),
+      ])
+    },
+  },
+  {
+    name: 'clients show',
+    usage: 'clients show CLIENT_ID',
+    summary: 'show one application',
+    options: {},
+    positionals: ['CLIENT_ID'],
+    run: (request, _v, [id]) => request('GET', `/admin/clients/${encodeURIComponent(id!)}`),
+    show: (r) => showClient(r as ClientJson),
+  },
+  {
+    name: 'clients disable',
+    usage: 'clients disable CLIENT_ID',
+    summary: 'disable an application and revoke all its grants',
+    options: {},
+    positionals: ['CLIENT_ID'],
+    run: (request, _v, [id]) => request('DELETE', `/admin/clients/${encodeURIComponent(id!)}`),
+    show: (r) => `disabled ${(r as ClientJson).client_id} at ${(r as ClientJson).disabled_at}`,
+  },
+  {
+    name: 'clients update',
+    usage:
+      'clients update CLIENT_ID [--name NAME] [--redirect-uri URI ...] [--scope SCOPE ...] [--description TEXT] [--homepage-url URL] [--privacy-policy-url URL] [--terms-url URL] [--clear FIELD ...]',
+    summary: 'change an application (only what is given); removing a scope revokes what was granted with it',
+    options: {
+      name: { type: 'string', description: 'the name users see on the consent page' },
+      'redirect-uri': {
+        type: 'string',
+        multiple: true,
+        description: 'the full new list of redirect URIs (1–10); a URI left out stops working at once',
+      },
+      scope: {
+        type: 'string',
+        multiple: true,
+        description: 'the full new list of scopes; tokens holding a scope left out stop working at once',
+      },
+      description: { type: 'string', description: 'plain text users see on the consent page (≤ 300)' },
+      'homepage-url': { type: 'string', description: 'https link to the application' },
+      'privacy-policy-url': { type: 'string', description: 'https link to its privacy policy' },
+      'terms-url': { type: 'string', description: 'https link to its terms' },
+      clear: {
+        type: 'string',
+        multiple: true,
+        description: 'remove one of: description, homepage-url, privacy-policy-url, terms-url',
+      },
+    },
+    positionals: ['CLIENT_ID'],
+    run: (request, v, [id]) => {
+      const body: Record<string, unknown> = {}
+      if (v.name !== undefined) body.name = v.name
+      if (v['redirect-uri'] !== undefined) body.redirect_uris = v['redirect-uri']
+      if (v.scope !== undefined) body.scopes = v.scope
+      for (const [option, field] of Object.entries(METADATA_OPTIONS))
+        if (v[option] !== undefined) body[field] = v[option]
+      for (const option of (v.clear as string[] | undefined) ?? []) {
+        const field = METADATA_OPTIONS[option as keyof typeof METADATA_OPTIONS]
+        // Sent as given: the server names the field it does not know.
+        body[field ?? option] = null
+      }
+      return request('PATCH', `/admin/clients/${encodeURIComponent(id!)}`, body)
+    },
+    show: (r) => {
+      const c = r as ClientJson & {
+        narrowed: null | {
+          grants_revoked: number
+          grants_narrowed: number
+          refresh_families_revoked: number
+          refresh_families_continued: number
+          codes_expired: number
+        }
+      }
+      const n = c.narrowed
+      return [
+        showClient(c),
+        ...(n
+          ? [
+              `narrowed:      ${n.grants_revoked} grants revoked, ${n.grants_narrowed} narrowed; ` +
+                `${n.refresh_families_revoked} token families cut (${n.refresh_families_continued} continue with the remaining scopes); ` +
+                `${n.codes_expired} codes expired`,
+            ]
+          : []),
+      ].join('\n')
+    },
+  },
+  {
+    name: 'clients enable',
+    usage: 'clients enable CLIENT_ID',
+    summary: 'enable a disabled application again (grants revoked when it was disabled stay revoked)',
+    options: {},
+    positionals: ['CLIENT_ID'],
+    run: (request, _v, [id]) => request('POST', `/admin/clients/${encodeURIComponent(id!)}/enable`),
+    show: (r) => `enabled ${(r as ClientJson).client_id}; users authorize it again`,
+  },
+  {
+    name: 'clients block',
+    usage: 'clients block CLIENT_ID_URL [--reason TEXT]',
+    summary:
+      'block a client_id URL (a metadata-document application), seen or not: its grants are revoked, and it stays blocked whatever its document says',
+    options: { reason: { type: 'string', description: 'why, for whoever reads the block list later' } },
+    positionals: ['CLIENT_ID_URL'],
+    run: (request, v, [id]) =>
+      request('POST', '/admin/blocked-clients', {
+        client_id: id,
+        ...(typeof v.reason === 'string' ? { reason: v.reason } : {}),
+      }),
+    show: (r) => `blocked ${(r as { client_id: string }).client_id}`,
+  },
+  {
+    name: 'clients blocked',
+    usage: 'clients blocked',
+    summary: 'list the blocked client_id URLs',
+    options: {},
+    run: (request) => request('GET', '/admin/blocked-clients'),
+    show: (r) => {
+      const list = (r as { blocked: { client_id: string; reason: string | null; blocked_at: string }[] })
+        .blocked
+      if (list.length === 0) return 'no blocked client_id URLs'
+      return list
+        .map((b) => `${b.client_id}  since ${b.blocked_at}${b.reason ? `  (${b.reason})` : ''}`)
+        .join('\n')
+    },
+  },
+  {
+    name: 'clients unblock',
+    usage: 'clients unblock CLIENT_ID_URL',
+    summary:
+      'take a client_id URL off the block list (its application stays disabled until `clients enable`)',
+    options: {},
+    positionals: ['CLIENT_ID_URL'],
+    run: (request, _v, [id]) =>
+      request('DELETE', `/admin/blocked-clients?client_id=${encodeURIComponent(id!)}`),
+    show: () => 'unblocked',
+  },
+]
