@@ -8,7 +8,7 @@ import {
   type DpopReplayStore,
   verifyDpopProof,
 } from './dpop.js'
-import type { DpopNonceSource } from './dpop-shared.js'
+import type { DpopNonceSource } from './dpop-nonce.js'
 import {
   DpopProofRefusedError,
   InsufficientScopeError,
