@@ -43,13 +43,8 @@ export {
   PROTECTED_RESOURCE_METADATA_PATH,
   protectedResourceMetadataUrl,
 } from './resource-identifier.js'
-export {
-  createDpopNonceSource,
-  createRedisReplayStore,
-  type DpopNonceOptions,
-  type DpopNonceSource,
-  type RedisSetNx,
-} from './dpop-shared.js'
+export { createDpopNonceSource, type DpopNonceOptions, type DpopNonceSource } from './dpop-nonce.js'
+export { createRedisReplayStore, type RedisSetNx } from './dpop-replay-store.js'
 export {
   createResourceVerifier,
   type DpopSettings,

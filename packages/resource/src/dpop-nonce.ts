@@ -1,8 +1,7 @@
 /**
- * What the instances of one resource API share for DPoP (RFC 9449): the server nonces they hand out
- * (§9) and the store of proof `jti`s they have accepted (§11.1). Both are optional: without them a
- * single instance keeps its jtis in memory and asks for no nonce. (This file imports nothing of
- * dpop.ts, which re-exports it: the store it makes is a `DpopReplayStore` by shape.)
+ * The server nonces of DPoP (RFC 9449 §9) that the instances of one resource API share: optional;
+ * without them an API asks for no nonce. A proof's nonce is checked by the predicate the caller
+ * hands verifyDpopProof (`nonce: (n) => source.accepts(n)`).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
@@ -47,26 +46,6 @@ export function createDpopNonceSource(options: DpopNonceOptions): DpopNonceSourc
       const now = Math.floor(clock() / period)
       if (step !== now && step !== now - 1) return false
       return timingSafeEqual(Buffer.from(match[2]!, 'base64url'), mac(step))
-    },
-  }
-}
-
-/** The one Redis command the store needs, as ioredis and node-redis v4 (legacy mode) type it. */
-export interface RedisSetNx {
-  set(key: string, value: string, expiry: 'EXAT', at: number, flag: 'NX'): Promise<unknown>
-}
-
-/**
- * A replay store in Redis (6.2 or newer, for EXAT), shared by every instance of the API: `SET key 1
- * EXAT <expiry> NX` is atomic, so of two instances seeing one proof only one accepts it.
- */
-export function createRedisReplayStore(
-  redis: RedisSetNx,
-  prefix = 'dpop-jti:',
-): { remember(key: string, expiresAt: number): Promise<boolean> } {
-  return {
-    async remember(key, expiresAt) {
-      return (await redis.set(`${prefix}${key}`, '1', 'EXAT', Math.ceil(expiresAt), 'NX')) === 'OK'
     },
   }
 }
