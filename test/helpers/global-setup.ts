@@ -69,7 +69,7 @@ export const POSTGRES_ONLY_FILES = [
   'test/metrics/metrics.test.ts',
   'test/process/server-process.test.ts',
   'test/process/start-refusals.test.ts',
-  'test/repositories/storage.test.ts',
+  'test/repositories/storage-housekeeping.test.ts',
   'test/revocation/deadlock.test.ts',
 ] as const
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { expect } from 'vitest'
 import type { ResourceVerifier } from '@linkauth/resource'
 import { buildLinksApp, type LinksAppDeps } from '../src/app.js'
 import type { ImportSettings } from '../src/imports/import.service.js'
@@ -8,6 +9,7 @@ import {
   jwksOnlyVerifier,
   type ListeningAuthServer,
   startAuthServer,
+  waitFor,
 } from '../../../test/helpers/resource.js'
 import { registerApi } from '../../../test/helpers/resource-apis.js'
 import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
@@ -101,3 +103,64 @@ export const call = (
   token: string | undefined,
   options: { body?: string | ReadableStream<Uint8Array>; type?: string } = {},
 ): Promise<Answer> => apiCall(base, method, path, token, { raw: options.body, type: options.type })
+
+/**
+ * The world of one import-*.test.ts file over HTTP: the authorization server, a links API importing
+ * in batches of 50 on the test database, and a token of a user (alice) who may read and write.
+ */
+export async function startImportFile(): Promise<{
+  w: ImportTestWorld
+  app: FastifyInstance
+  base: string
+  alice: string
+}> {
+  const w = await importTestWorld()
+  const { app, base } = await w.startLinksApi({ imports: { batchSize: 50 } })
+  const alice = await w.tokenFor(['links:read', 'links:write'])
+  return { w, app, base, alice }
+}
+
+/** The import calls of the tests, at the links API `at()` names (set once its file's world is up). */
+export function importCalls(at: () => string) {
+  const csv = (token: string, body: string, query = '') =>
+    call(at(), 'POST', `/api/imports${query}`, token, { body, type: 'text/csv' })
+  const jsonl = (token: string, body: string, query = '') =>
+    call(at(), 'POST', `/api/imports${query}`, token, { body, type: 'application/x-ndjson' })
+
+  /** Waits for the job to leave receiving/queued/running and returns it. */
+  async function finished(token: string, id: string, on = at()): Promise<Record<string, unknown>> {
+    return waitFor(
+      async () => {
+        const job = (await call(on, 'GET', `/api/imports/${id}`, token)).body
+        return ['done', 'failed'].includes(String(job.state)) ? job : undefined
+      },
+      { timeoutMs: 30_000, intervalMs: 50, what: `import ${id}` },
+    )
+  }
+
+  async function importAndWait(token: string, upload: () => Promise<Answer>) {
+    const started = await upload()
+    expect(started.status, started.text).toBe(202)
+    return finished(token, String(started.body.id))
+  }
+
+  async function allLinks(token: string): Promise<Record<string, unknown>[]> {
+    const links: Record<string, unknown>[] = []
+    let cursor: unknown = null
+    do {
+      const page = await call(
+        at(),
+        'GET',
+        `/api/links?limit=100${cursor ? `&cursor=${String(cursor)}` : ''}`,
+        token,
+      )
+      links.push(...(page.body.links as Record<string, unknown>[]))
+      cursor = page.body.next_cursor
+    } while (cursor)
+    return links
+  }
+
+  const ownerLinkCount = async (ownerToken: string) => (await allLinks(ownerToken)).length
+
+  return { csv, jsonl, finished, importAndWait, allLinks, ownerLinkCount }
+}
