@@ -3,7 +3,8 @@ import type { Database } from '../db/database.js'
 import type { RequestFacts } from '../audit/audit.service.js'
 import { isClientId, isClientIdUrl } from '../lib/identifiers.js'
 import { type Client, findClientById } from './client.repository.js'
-import { ClientRefused, type MetadataDocumentService } from './metadata-document.service.js'
+import { ClientRefused } from './client-refused.js'
+import type { MetadataDocumentService } from './metadata-document.service.js'
 
 /** How many client_id URLs' trust-policy verdicts a process remembers (isAcceptedClientId). */
 const ACCEPTED_URLS_MAX = 1_000
