@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressProblem } from '../../src/clients/address-policy.js'
 import { DocumentFetchError, fetchClientDocument } from '../../src/clients/document-fetch.js'
-import { hostMatches } from '../../src/clients/host-policy.js'
+import { hostMatches, normalizeHostName } from '../../src/clients/host-policy.js'
+import { trustPolicyProblem } from '../../src/clients/trust-policy.js'
 import { freshnessSeconds } from '../../src/clients/document-check.js'
 import { clientIdUrlProblem, isClientId } from '../../src/lib/identifiers.js'
 import { loadConfig } from '../../src/config.js'
@@ -190,6 +191,8 @@ describe('client_id URLs, host lists and caching bounds', () => {
     ['https://user:pw@agent.example/client.json', 'must not contain a user name or password'],
     [`https://agent.example/${'a'.repeat(120)}`, 'must be at most 128 characters'],
     ['https://agent.example/a b', 'must be an https URL of printable characters without spaces'],
+    ['https://agent.example./client.json', 'must not have a host name ending in a dot'],
+    ['https://agent.example.:8443/client.json', 'must not have a host name ending in a dot'],
   ])('%s', (url, problem) => {
     expect(clientIdUrlProblem(url)).toBe(problem)
     expect(isClientId(url)).toBe(problem === null)
@@ -202,6 +205,35 @@ describe('client_id URLs, host lists and caching bounds', () => {
     expect(hostMatches('*.example.com', 'a.b.example.com')).toBe(true)
     expect(hostMatches('*.example.com', 'example.com')).toBe(false)
     expect(hostMatches('*.example.com', 'badexample.com')).toBe(false)
+  })
+  it('compares hosts normalized: case, one trailing dot, IDNA to ASCII', () => {
+    expect(hostMatches('evil.example', 'evil.example.:8443')).toBe(true)
+    expect(hostMatches('evil.example', 'EVIL.Example.')).toBe(true)
+    expect(hostMatches('EVIL.example.', 'evil.example')).toBe(true)
+    expect(hostMatches('evil.example:8443', 'evil.example.:8443')).toBe(true)
+    expect(hostMatches('*.evil.example', 'a.evil.example.')).toBe(true)
+    expect(hostMatches('bücher.example', new URL('https://b%C3%BCcher.example/c').host)).toBe(true)
+    expect(hostMatches('*.Bücher.example', 'shop.xn--bcher-kva.example')).toBe(true)
+    expect(hostMatches('evil.example', 'evil.example..')).toBe(false)
+    expect(normalizeHostName('Bücher.Example.')).toBe('xn--bcher-kva.example')
+  })
+  it('the trust policy refuses a denied host however it is spelled', () => {
+    const policy = (denied: string[]) => ({
+      clientMetadataDocuments: true,
+      clientMetadataAllowedHosts: [],
+      clientMetadataDeniedHosts: denied,
+    })
+    // Refused twice over: the URL's host ends in a dot, and it is the denied host.
+    expect(trustPolicyProblem(policy(['evil.example']), 'https://evil.example.:8443/c.json')).toMatch(
+      /ending in a dot/,
+    )
+    expect(trustPolicyProblem(policy(['EVIL.EXAMPLE.']), 'https://evil.example:8443/c.json')).toBe(
+      'Applications from evil.example:8443 are not accepted here.',
+    )
+    expect(trustPolicyProblem(policy(['bücher.example']), 'https://b%C3%BCcher.example/c.json')).toBe(
+      'Applications from xn--bcher-kva.example are not accepted here.',
+    )
+    expect(trustPolicyProblem(policy(['evil.example']), 'https://good.example/c.json')).toBeNull()
   })
   it('keeps a document at least 5 minutes and at most 24 hours', () => {
     expect(freshnessSeconds(undefined, 300, 86_400)).toBe(300)
