@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
+import ipaddr from 'ipaddr.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressProblem } from '../../src/clients/address-policy.js'
 import { DocumentFetchError, fetchClientDocument } from '../../src/clients/document-fetch.js'
@@ -58,10 +60,40 @@ describe('the address filter', () => {
   ])('refuses %s (%s)', (address, range) => {
     expect(addressProblem(address)).toBe(`is a ${range} address, not a public one`)
   })
+  it.each([
+    ['::7f00:1', 'IPv4-compatible 127.0.0.1'],
+    ['::a00:1', 'IPv4-compatible 10.0.0.1'],
+    ['::a9fe:a9fe', 'IPv4-compatible 169.254.169.254'],
+    ['::c0a8:1', 'IPv4-compatible 192.168.0.1'],
+    ['::808:808', 'IPv4-compatible 8.8.8.8'],
+    ['1::1', '::/8'],
+    ['4000::1', 'unallocated'],
+    ['e000::1', 'unallocated'],
+  ])('refuses IPv6 outside global unicast: %s (%s)', (address) => {
+    expect(addressProblem(address)).toBe('is outside IPv6 global unicast (2000::/3), not a public one')
+  })
+  it('passes IPv6 only within 2000::/3, and an IPv4-mapped address as its IPv4 (property)', () => {
+    const globalUnicast = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number]
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        const parsed = ipaddr.process(address)
+        if (addressProblem(address) === null && parsed.kind() === 'ipv6')
+          expect((parsed as ipaddr.IPv6).match(globalUnicast)).toBe(true)
+      }),
+      { numRuns: 2000 },
+    )
+    fc.assert(
+      fc.property(fc.ipV4(), (v4) => {
+        expect(addressProblem(`::ffff:${v4}`)).toBe(addressProblem(v4))
+      }),
+      { numRuns: 500 },
+    )
+  })
   it('accepts public addresses, and loopback only with the test setting', () => {
     expect(addressProblem('93.184.216.34')).toBeNull()
     expect(addressProblem('2606:4700::1111')).toBeNull()
     expect(addressProblem('::ffff:8.8.8.8')).toBeNull()
+    expect(addressProblem('2a00:1450:4001::1')).toBeNull()
     expect(addressProblem('127.0.0.1', { allowLoopback: true })).toBeNull()
     expect(addressProblem('10.0.0.1', { allowLoopback: true })).not.toBeNull()
     expect(addressProblem('not-an-address')).toBe('is not an IP address')
