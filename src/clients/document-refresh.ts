@@ -8,9 +8,15 @@ import type { GrantService } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { findBlockedClientId, upsertDocumentClient } from './client-registration.repository.js'
 import type { Client } from './client.repository.js'
-import { ClientRefused } from './client-refused.js'
+import { ClientRefused, ClientUnavailable } from './client-refused.js'
 import { checkDocument, freshnessSeconds } from './document-check.js'
-import { DocumentFetchError, type DocumentFetchOptions, fetchClientDocument } from './document-fetch.js'
+import {
+  DocumentFetchBusy,
+  DocumentFetchError,
+  type DocumentFetchOptions,
+  fetchClientDocument,
+} from './document-fetch.js'
+import type { FetchSlots } from './fetch-slots.js'
 
 /**
  * Reading a client_id URL's metadata document again and keeping it as the client's row: fetched
@@ -30,6 +36,7 @@ export type RefreshConfig = Pick<
   | 'clientMetadataStaleMax'
   | 'clientMetadataFetchTimeoutMs'
   | 'clientMetadataMaxBytes'
+  | 'clientMetadataFetchConcurrency'
 >
 
 export interface RefreshDeps {
@@ -41,6 +48,8 @@ export interface RefreshDeps {
   logger?: Pick<Logger, 'warn'> | undefined
   testCa?: string | undefined
   resolve?: DocumentFetchOptions['resolve'] | undefined
+  /** The process's cap on fetches at once (CLIENT_METADATA_FETCH_CONCURRENCY). */
+  slots: FetchSlots
   /** While a kept copy serves because its publisher failed: not before this time again (ms). */
   retryAfter: Map<string, number>
 }
@@ -61,11 +70,19 @@ export async function refreshDocument(
       maxBytes: config.clientMetadataMaxBytes,
       testCa: deps.testCa,
       resolve: deps.resolve,
+      slots: deps.slots,
     })
   } catch (err) {
     if (!(err instanceof DocumentFetchError)) throw err
     // A kept copy serves a little longer while its publisher is unreachable (bounded).
-    if (kept?.documentExpiresAt && now < addSeconds(kept.documentExpiresAt, config.clientMetadataStaleMax)) {
+    const servesKept =
+      kept?.documentExpiresAt && now < addSeconds(kept.documentExpiresAt, config.clientMetadataStaleMax)
+    // Too many fetches at once: nothing is known against the document, so no refusal.
+    if (err instanceof DocumentFetchBusy) {
+      if (servesKept) return { client: kept, redirectUrisChanged: false }
+      throw new ClientUnavailable(`The application's metadata document cannot be read now: ${err.message}.`)
+    }
+    if (servesKept) {
       if (retryAfter.size >= 10_000) retryAfter.clear()
       retryAfter.set(clientId, now.getTime() + RETRY_AFTER_FAILURE_MS)
       deps.logger?.warn(

@@ -10,6 +10,7 @@ import { findBlockedClientId, listBlockedClientIds } from './client-registration
 import { type Client, findClientById } from './client.repository.js'
 import type { DocumentFetchOptions } from './document-fetch.js'
 import { type RefreshConfig, refreshDocument } from './document-refresh.js'
+import { createFetchSlots } from './fetch-slots.js'
 import { type TrustPolicyConfig, trustPolicyProblem } from './trust-policy.js'
 
 /**
@@ -48,7 +49,8 @@ export function createMetadataDocumentService(deps: MetadataDocumentDeps) {
   const inFlight = new Map<string, Promise<Client>>()
   /** While a kept copy serves because its publisher failed: not before this time again (ms). */
   const retryAfter = new Map<string, number>()
-  const refreshDeps = { ...deps, audit, retryAfter }
+  const slots = createFetchSlots(config.clientMetadataFetchConcurrency)
+  const refreshDeps = { ...deps, audit, retryAfter, slots }
   const blockListDeps = { db, clock, grants: deps.grants, audit }
 
   async function refresh(clientId: string, kept: Client | undefined, from?: RequestFacts): Promise<Client> {

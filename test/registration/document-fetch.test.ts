@@ -3,7 +3,12 @@ import fc from 'fast-check'
 import ipaddr from 'ipaddr.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressProblem } from '../../src/clients/address-policy.js'
-import { DocumentFetchError, fetchClientDocument } from '../../src/clients/document-fetch.js'
+import {
+  DocumentFetchBusy,
+  DocumentFetchError,
+  fetchClientDocument,
+} from '../../src/clients/document-fetch.js'
+import { createFetchSlots } from '../../src/clients/fetch-slots.js'
 import { hostMatches, normalizeHostName } from '../../src/clients/host-policy.js'
 import { trustPolicyProblem } from '../../src/clients/trust-policy.js'
 import { freshnessSeconds } from '../../src/clients/document-check.js'
@@ -207,6 +212,66 @@ describe('what a reachable server answers', () => {
     expect(await refusal(fetchClientDocument(id, { ...options(), testCa: otherCa }))).toBe(
       'its TLS certificate is not valid for its host',
     )
+  })
+})
+
+/** A DNS lookup that answers only when the test says so. */
+function heldLookup() {
+  let answer: (addresses: string[]) => void = () => {}
+  const lookup = new Promise<string[]>((resolve) => (answer = resolve))
+  return { resolve: async () => lookup, answer: (addresses: string[]) => answer(addresses) }
+}
+
+describe('one deadline and a cap on fetches at once', () => {
+  it('a DNS lookup counts against the deadline', async () => {
+    const held = heldLookup()
+    const message = await refusal(
+      fetchClientDocument('https://slow-dns.example/client.json', {
+        ...options(),
+        timeoutMs: 300,
+        resolve: held.resolve,
+      }),
+    )
+    expect(message).toBe('it did not answer within 300 ms')
+    held.answer([])
+  })
+  it('past the cap a fetch waits for a slot, or is told the server is busy at its deadline', async () => {
+    const slots = createFetchSlots(1)
+    const fast = server.publish('/slots/fast.json', clientDocument(server.url('/slots/fast.json')))
+    const slow = server.answer('/slots/slow.json', {
+      body: JSON.stringify(clientDocument(server.url('/slots/slow.json'))),
+      delayMs: 200,
+    })
+    // The second waits while the first holds the only slot, then gets it.
+    const both = await Promise.all([
+      fetchClientDocument(slow, { ...options(), slots }),
+      fetchClientDocument(fast, { ...options(), slots }),
+    ])
+    expect(both.map((d) => (d.body as { client_id: string }).client_id)).toEqual([slow, fast])
+
+    // A lookup given up at its deadline keeps its slot until it settles (a pool thread is busy).
+    const held = heldLookup()
+    expect(
+      await refusal(
+        fetchClientDocument('https://slow-dns.example/client.json', {
+          ...options(),
+          timeoutMs: 200,
+          resolve: held.resolve,
+          slots,
+        }),
+      ),
+    ).toBe('it did not answer within 200 ms')
+    const busy = await fetchClientDocument(fast, { ...options(), timeoutMs: 200, slots }).catch(
+      (e: unknown) => e,
+    )
+    expect(busy).toBeInstanceOf(DocumentFetchBusy)
+    expect((busy as Error).message).toBe(
+      'this server is fetching as many documents as it may at once; try again in a moment',
+    )
+    held.answer([])
+    await new Promise((resolve) => setImmediate(resolve))
+    const fetched = await fetchClientDocument(fast, { ...options(), slots })
+    expect(fetched.body).toMatchObject({ client_id: fast })
   })
 })
 

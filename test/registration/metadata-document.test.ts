@@ -326,6 +326,40 @@ describe('the operator blocks a client_id URL', () => {
   })
 })
 
+describe('fetches at once are capped', () => {
+  it('a lookup past its deadline keeps its slot: the next one is told to come back (503), then served', async () => {
+    let answer: (addresses: string[]) => void = () => {}
+    const capped = await buildTestApp({
+      database: t.database,
+      env: {
+        ...GENEROUS_LIMITS,
+        CLIENT_METADATA_TEST_CA: server.caPath,
+        CLIENT_METADATA_FETCH_CONCURRENCY: '1',
+        CLIENT_METADATA_FETCH_TIMEOUT_MS: '300',
+      },
+      resolveHost: () => new Promise((resolve) => (answer = resolve)),
+    })
+    try {
+      const slowDns = `https://slow-dns.example:${new URL(server.origin).port}/client.json`
+      const late = await new Browser(capped.app).get(authorizeUrl(params(slowDns)))
+      expect(late.statusCode).toBe(400)
+      expect(late.body).toContain('did not answer within 300 ms')
+      const { id } = publish()
+      const busy = await new Browser(capped.app).get(authorizeUrl(params(id)))
+      expect(busy.statusCode).toBe(503)
+      expect(busy.headers['content-type']).toMatch(/^text\/html/)
+      expect(busy.body).toContain('try again in a moment')
+      answer([])
+      await new Promise((resolve) => setImmediate(resolve))
+      const served = await new Browser(capped.app).get(authorizeUrl(params(id)))
+      expect(served.statusCode).toBe(303)
+    } finally {
+      await capped.app.close()
+      await capped.admin.close()
+    }
+  })
+})
+
 describe('the trust policy', () => {
   it('off, a denied host, a host off the allow list, or scopes out of reach: refused', async () => {
     const { id } = publish()
