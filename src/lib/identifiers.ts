@@ -56,6 +56,14 @@ export function clientIdUrlProblem(value: string): string | null {
   return null
 }
 
+/** What a client_id that looks like a URL of another scheme (`http://…`) is told. */
+export const CLIENT_ID_URL_NOT_HTTPS =
+  "This client_id looks like a URL: a URL client_id names a metadata document, and a metadata document's URL must be https."
+
+/** A client_id that looks like a URL but is not https: no client, and it deserves to be told why. */
+export const isNonHttpsClientIdUrl = (value: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.toLowerCase().startsWith('https://')
+
 /** A client_id that is a URL naming its own metadata document (draft-ietf-oauth-client-id-metadata-document). */
 export const isClientIdUrl = (value: string): boolean =>
   value.startsWith('https://') && clientIdUrlProblem(value) === null

@@ -191,6 +191,33 @@ describe('documents refused, each with a page naming what is wrong', () => {
   it('a client_id URL without a path, or with dot segments', async () => {
     expect(await refused(`${server.origin}/`)).toContain('must have a path')
   })
+  it('an http (or other non-https) client_id URL is told a metadata document must be https', async () => {
+    const https = /names a metadata document, and a metadata document.*URL must be https/
+    for (const id of [
+      'http://agent.example/client.json',
+      'ftp://agent.example/c',
+      server.url('/c').replace('https:', 'http:'),
+    ]) {
+      expect(await refused(id), id).toMatch(https)
+      const res = await tokenRequest(t, {
+        grant_type: 'authorization_code',
+        code: 'x'.repeat(43),
+        code_verifier: VERIFIER,
+        client_id: id,
+      })
+      expect(res.statusCode).toBe(401)
+      expect(res.json()).toMatchObject({ error: 'invalid_client' })
+      expect(res.json().error_description).toMatch(https)
+    }
+    // Not a URL: still the plain answer.
+    const plain = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: 'x'.repeat(43),
+      code_verifier: VERIFIER,
+      client_id: 'not a client',
+    })
+    expect(plain.json().error_description).toBe('Unknown or disabled client.')
+  })
   it('refuses a client_id URL at the token endpoint when it names no client seen', async () => {
     const res = await tokenRequest(t, {
       grant_type: 'authorization_code',
