@@ -18,7 +18,7 @@ import {
   recordPasskeyUse,
   renamePasskey,
 } from './passkey.repository.js'
-import { findPasswordSignIn, findUserById, setPasswordSignIn } from './user.repository.js'
+import { findPasswordSignIn, findUserById, lockPasswordSignIn, setPasswordSignIn } from './user.repository.js'
 import { type ChallengePurpose, insertChallenge, spendChallenge } from './webauthn-challenge.repository.js'
 import {
   authenticationOptions,
@@ -327,13 +327,11 @@ export function createPasskeyService(
       actor?: AuditActor,
     ): Promise<Passkey | undefined> {
       return db.transaction().execute(async (trx) => {
+        // The user's row first: a concurrent removal or "password sign-in off" waits for this one.
+        const passwordSignIn = await lockPasswordSignIn(trx, userId)
         const passkey = await deletePasskey(trx, userId, id)
         if (!passkey) return undefined
-        if (
-          !actor &&
-          (await findPasswordSignIn(trx, userId)) === false &&
-          (await countPasskeys(trx, userId)) === 0
-        )
+        if (!actor && passwordSignIn === false && (await countPasskeys(trx, userId)) === 0)
           throw new ProblemError(
             409,
             'This is your last passkey and password sign-in is off. Turn password sign-in on first.',
@@ -355,9 +353,11 @@ export function createPasskeyService(
     /** Turns password sign-in off (needs a passkey: 409 without one) or on again. */
     async setPasswordSignIn(userId: string, on: boolean, from?: RequestFacts): Promise<void> {
       await db.transaction().execute(async (trx) => {
+        // Locked before counting: a passkey removal running meanwhile waits, then sees this change.
+        const current = await lockPasswordSignIn(trx, userId)
         if (!on && (await countPasskeys(trx, userId)) === 0)
           throw new ProblemError(409, 'Add a passkey before you turn password sign-in off.')
-        if ((await findPasswordSignIn(trx, userId)) === on) return
+        if (current === on) return
         await setPasswordSignIn(trx, userId, on)
         await audit.record(trx, {
           type: on ? 'password_sign_in.enabled' : 'password_sign_in.disabled',

@@ -52,6 +52,24 @@ export async function findPasswordSignIn(db: Kysely<Database>, userId: string): 
   return row?.password_sign_in
 }
 
+/**
+ * Locks the user's row (select … for update) and answers whether password sign-in is on: what
+ * removes a way to sign in takes this lock first, so two such changes run one after the other and
+ * the second counts what the first left (READ COMMITTED alone lets both see the other's row).
+ */
+export async function lockPasswordSignIn(
+  trx: Kysely<Database>,
+  userId: string,
+): Promise<boolean | undefined> {
+  const row = await trx
+    .selectFrom('users')
+    .select('password_sign_in')
+    .where('id', '=', userId)
+    .forUpdate()
+    .executeTakeFirst()
+  return row?.password_sign_in
+}
+
 /** Turns password sign-in on or off; false when no user has this id. */
 export async function setPasswordSignIn(db: Kysely<Database>, userId: string, on: boolean): Promise<boolean> {
   const result = await db

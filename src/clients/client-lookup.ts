@@ -1,9 +1,15 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import type { RequestFacts } from '../audit/audit.service.js'
-import { isClientId, isClientIdUrl } from '../lib/identifiers.js'
+import {
+  CLIENT_ID_URL_NOT_HTTPS,
+  isClientId,
+  isClientIdUrl,
+  isNonHttpsClientIdUrl,
+} from '../lib/identifiers.js'
 import { type Client, findClientById } from './client.repository.js'
-import { ClientRefused, type MetadataDocumentService } from './metadata-document.service.js'
+import { ClientRefused } from './client-refused.js'
+import type { MetadataDocumentService } from './metadata-document.service.js'
 
 /** How many client_id URLs' trust-policy verdicts a process remembers (isAcceptedClientId). */
 const ACCEPTED_URLS_MAX = 1_000
@@ -59,6 +65,7 @@ export async function resolveForAuthorization(
   id: string,
   from: RequestFacts | undefined,
 ): Promise<Client> {
+  if (isNonHttpsClientIdUrl(id)) throw new ClientRefused(CLIENT_ID_URL_NOT_HTTPS)
   if (!id.startsWith('https://') || !deps.metadataDocuments) {
     const client = await findActiveClient(deps, id)
     if (!client) throw new ClientRefused('No enabled application has this client_id.')

@@ -22,14 +22,11 @@ import {
 } from './client-lookup.js'
 import { createClientOrigins } from './client-origins.js'
 import { type Client, type ClientMetadata, listClients } from './client.repository.js'
-import {
-  ClientRefused,
-  createMetadataDocumentService,
-  type MetadataDocumentDeps,
-} from './metadata-document.service.js'
+import { ClientRefused, ClientUnavailable } from './client-refused.js'
+import { createMetadataDocumentService, type MetadataDocumentDeps } from './metadata-document.service.js'
 
 export type { Client, ClientMetadata, ClientNarrowing, ClientUpdate, NewClient, UpdatedClient }
-export { ClientRefused, clientUpdateSchema, newClientSchema }
+export { ClientRefused, ClientUnavailable, clientUpdateSchema, newClientSchema }
 
 /**
  * Clients: wiring only. Each concern is a module of plain functions over the dependencies built

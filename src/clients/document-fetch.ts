@@ -2,13 +2,15 @@ import { lookup } from 'node:dns/promises'
 import { request } from 'node:https'
 import { isIP } from 'node:net'
 import { addressProblem } from './address-policy.js'
+import type { FetchSlots } from './fetch-slots.js'
 
 /**
  * Fetching a client's metadata document: a URL anyone may hand us, so hostile by default (SSRF,
  * draft-ietf-oauth-client-id-metadata-document §8.6, §8.7). https only; the host is resolved once and
  * every address it resolves to must be public (address-policy.ts); the connection goes to the address
  * checked, never to a second resolution (no DNS rebinding); no redirect is followed; the answer must
- * be 200, JSON, at most `maxBytes`, and complete within `timeoutMs` (headers and body together).
+ * be 200, JSON, at most `maxBytes`. One deadline, `timeoutMs`, covers it all: waiting for a slot
+ * (fetch-slots.ts), the DNS lookup, the connection, headers and body.
  */
 
 export interface DocumentFetchOptions {
@@ -21,6 +23,11 @@ export interface DocumentFetchOptions {
   testCa?: string | undefined
   /** Every address a host name resolves to; DNS by default (tests pass their own). */
   resolve?: (hostname: string) => Promise<string[]>
+  /**
+   * The process's cap on fetches at once. A slot is held until the DNS lookup has settled too, even
+   * one given up at the deadline: lookups run on libuv's thread pool, which argon2 shares.
+   */
+  slots?: FetchSlots | undefined
 }
 
 export interface FetchedDocument {
@@ -34,19 +41,32 @@ export class DocumentFetchError extends Error {
   override name = 'DocumentFetchError'
 }
 
+/** No fetch slot freed within the deadline: the server is busy, the document may be fine. */
+export class DocumentFetchBusy extends DocumentFetchError {
+  override name = 'DocumentFetchBusy'
+}
+
 const systemResolve = async (hostname: string): Promise<string[]> =>
   (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
 
 /** The one address to connect to, after every address of the host was checked. */
-async function checkedAddress(url: URL, options: DocumentFetchOptions): Promise<string> {
+async function checkedAddress(
+  url: URL,
+  options: DocumentFetchOptions,
+  deadline: Deadline,
+  started: (lookup: Promise<unknown>) => void,
+): Promise<string> {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1')
   const allowLoopback = options.testCa !== undefined
   let addresses: string[]
   if (isIP(hostname)) addresses = [hostname]
   else {
+    const lookup = (options.resolve ?? systemResolve)(hostname)
+    started(lookup)
     try {
-      addresses = await (options.resolve ?? systemResolve)(hostname)
-    } catch {
+      addresses = await deadline.race(lookup)
+    } catch (err) {
+      if (err instanceof DocumentFetchError) throw err
       throw new DocumentFetchError(`its host ${hostname} does not resolve`)
     }
   }
@@ -56,6 +76,32 @@ async function checkedAddress(url: URL, options: DocumentFetchOptions): Promise<
     if (problem) throw new DocumentFetchError(`its host ${hostname} resolves to ${address}, which ${problem}`)
   }
   return addresses[0]!
+}
+
+/** The fetch's one time limit, from its start: an abort signal, and a race against it. */
+interface Deadline {
+  signal: AbortSignal
+  /** Rejects with the time-limit error as soon as the deadline passes. */
+  race<T>(promise: Promise<T>): Promise<T>
+  error(): DocumentFetchError
+}
+
+function startDeadline(timeoutMs: number): Deadline {
+  const signal = AbortSignal.timeout(timeoutMs)
+  const error = () => new DocumentFetchError(`it did not answer within ${timeoutMs} ms`)
+  return {
+    signal,
+    error,
+    race<T>(promise: Promise<T>): Promise<T> {
+      if (signal.aborted) return Promise.reject(error())
+      let onAbort = () => {}
+      const late = new Promise<never>((_, reject) => {
+        onAbort = () => reject(error())
+        signal.addEventListener('abort', onAbort, { once: true })
+      })
+      return Promise.race([promise, late]).finally(() => signal.removeEventListener('abort', onAbort))
+    },
+  }
 }
 
 function isJson(contentType: string | undefined): boolean {
@@ -69,14 +115,42 @@ export async function fetchClientDocument(
 ): Promise<FetchedDocument> {
   const url = new URL(clientId)
   if (url.protocol !== 'https:') throw new DocumentFetchError('it is not an https URL')
-  const address = await checkedAddress(url, options)
+  const deadline = startDeadline(options.timeoutMs)
+  let release = () => {}
+  if (options.slots) {
+    try {
+      release = await options.slots.acquire(deadline.signal)
+    } catch {
+      throw new DocumentFetchBusy(
+        'this server is fetching as many documents as it may at once; try again in a moment',
+      )
+    }
+  }
+  let lookup: Promise<unknown> = Promise.resolve()
+  try {
+    const address = await checkedAddress(url, options, deadline, (started) => (lookup = started))
+    return await download(url, address, options, deadline)
+  } finally {
+    void lookup.then(release, release)
+  }
+}
+
+/** GET the document from the checked address, within what is left of the deadline. */
+function download(
+  url: URL,
+  address: string,
+  options: DocumentFetchOptions,
+  deadline: Deadline,
+): Promise<FetchedDocument> {
   const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1')
   return new Promise<FetchedDocument>((resolve, reject) => {
-    const fail = (reason: string) => {
-      clearTimeout(timer)
+    const settle = () => deadline.signal.removeEventListener('abort', late)
+    const fail = (reason: string | DocumentFetchError) => {
+      settle()
       req.destroy()
-      reject(new DocumentFetchError(reason))
+      reject(typeof reason === 'string' ? new DocumentFetchError(reason) : reason)
     }
+    const late = () => fail(deadline.error())
     const req = request({
       host: address,
       port: url.port === '' ? 443 : Number(url.port),
@@ -88,10 +162,8 @@ export async function fetchClientDocument(
       agent: false,
       ...(options.testCa !== undefined ? { ca: options.testCa } : {}),
     })
-    const timer = setTimeout(
-      () => fail(`it did not answer within ${options.timeoutMs} ms`),
-      options.timeoutMs,
-    )
+    if (deadline.signal.aborted) return late()
+    deadline.signal.addEventListener('abort', late, { once: true })
     req.on('error', (err: NodeJS.ErrnoException) =>
       fail(
         err.code?.startsWith('ERR_TLS') || /certificate/i.test(err.message)
@@ -115,7 +187,7 @@ export async function fetchClientDocument(
       })
       res.on('error', () => fail('its answer was cut off'))
       res.on('end', () => {
-        clearTimeout(timer)
+        settle()
         let body: unknown
         try {
           body = JSON.parse(Buffer.concat(chunks).toString('utf8'))

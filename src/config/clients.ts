@@ -41,6 +41,8 @@ export const clientSchema = z.object({
   /** A fetch gets this many milliseconds, headers and body together, and this many bytes. */
   CLIENT_METADATA_FETCH_TIMEOUT_MS: z.coerce.number().int().min(100).max(10_000).default(3000),
   CLIENT_METADATA_MAX_BYTES: bytes(5120, 512, 65_536),
+  /** Document fetches at once in a process; more wait for a slot within their own time limit. */
+  CLIENT_METADATA_FETCH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /**
    * Test only, refused with NODE_ENV=production: a PEM file of a CA whose certificates are trusted for
    * documents, and loopback addresses allowed, so that tests serve documents from a local HTTPS server.

@@ -31,9 +31,9 @@ const CLIENT_ID_URL = /^https:\/\/[!-~]+$/
 
 /**
  * Why a client_id URL (draft-ietf-oauth-client-id-metadata-document §3) cannot name a client, or
- * null when it can: https, a host, a path other than "/", no "." or ".." segment, no fragment, no
- * user name or password, at most 128 printable ASCII characters. Compared as a plain string, never
- * normalised (the draft forbids the server to).
+ * null when it can: https, a host not ending in a dot, a path other than "/", no "." or ".." segment,
+ * no fragment, no user name or password, at most 128 printable ASCII characters. Compared as a
+ * plain string, never normalised (the draft forbids the server to).
  */
 export function clientIdUrlProblem(value: string): string | null {
   if (value.length > CLIENT_ID_URL_MAX) return `must be at most ${CLIENT_ID_URL_MAX} characters`
@@ -45,6 +45,8 @@ export function clientIdUrlProblem(value: string): string | null {
     return 'must be an absolute https URL'
   }
   if (url.username || url.password) return 'must not contain a user name or password'
+  // The same host as without the dot to DNS, but another string: refused, so one spelling per host.
+  if (url.hostname.endsWith('.')) return 'must not have a host name ending in a dot'
   if (value.includes('#')) return 'must not contain a fragment'
   const rawPath = value.slice(value.indexOf('/', 'https://'.length) >>> 0).split('?')[0] ?? ''
   if (!value.slice('https://'.length).includes('/') || url.pathname === '/') return 'must have a path'
@@ -53,6 +55,14 @@ export function clientIdUrlProblem(value: string): string | null {
     return 'must not contain "." or ".." path segments'
   return null
 }
+
+/** What a client_id that looks like a URL of another scheme (`http://…`) is told. */
+export const CLIENT_ID_URL_NOT_HTTPS =
+  "This client_id looks like a URL: a URL client_id names a metadata document, and a metadata document's URL must be https."
+
+/** A client_id that looks like a URL but is not https: no client, and it deserves to be told why. */
+export const isNonHttpsClientIdUrl = (value: string): boolean =>
+  /^[a-z][a-z0-9+.-]*:\/\//i.test(value) && !value.toLowerCase().startsWith('https://')
 
 /** A client_id that is a URL naming its own metadata document (draft-ietf-oauth-client-id-metadata-document). */
 export const isClientIdUrl = (value: string): boolean =>

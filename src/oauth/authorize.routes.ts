@@ -15,7 +15,12 @@ import {
   validateAuthorizationParameters,
 } from './authorize-request.js'
 import type { PendingAuthorization, AuthorizeService } from './authorize.service.js'
-import { type Client, ClientRefused, type ClientService } from '../clients/client.service.js'
+import {
+  type Client,
+  ClientRefused,
+  type ClientService,
+  ClientUnavailable,
+} from '../clients/client.service.js'
 import { isLoopbackRedirectUri, isNativeRedirectUri, redirectUriMatches } from '../clients/redirect-uri.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
@@ -71,6 +76,7 @@ export function authorizeRoutes(
   async function trustedClient(clientId: string, redirectUri: string, from?: FastifyRequest) {
     const client = await services.clients.resolveForAuthorization(clientId, from).catch((err: unknown) => {
       if (err instanceof ClientRefused) throw new OAuthError('invalid_client', err.message, 400)
+      if (err instanceof ClientUnavailable) throw new OAuthError('temporarily_unavailable', err.message)
       throw err
     })
     if (!redirectUriMatches(client.redirectUris, redirectUri)) {

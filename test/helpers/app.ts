@@ -27,6 +27,8 @@ export interface TestAppOptions {
   database?: TestDatabase
   /** Where the log lines go (by default stdout, at TEST_LOG_LEVEL or silent). */
   logDestination?: DestinationStream
+  /** How the host names of client_id URLs resolve (DNS by default). */
+  resolveHost?: (hostname: string) => Promise<string[]>
 }
 
 /**
@@ -66,6 +68,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     logger: createLogger(config.logLevel, options.logDestination),
     poolStats: database.poolStats,
     listen: database.listen,
+    resolveHost: options.resolveHost,
   }
   const services = createServices(deps)
   const app = await buildApp({ ...deps, services })

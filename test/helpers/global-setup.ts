@@ -58,6 +58,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
  * list against the tests' own skip conditions, and README's Tests section against it.
  */
 export const POSTGRES_ONLY_FILES = [
+  'test/accounts/passkey-last-way.test.ts',
   'test/events/long-poll.test.ts',
   'test/faults/database-faults.test.ts',
   'test/housekeeping/housekeeping.test.ts',

@@ -1,9 +1,17 @@
 import { readFileSync } from 'node:fs'
+import fc from 'fast-check'
+import ipaddr from 'ipaddr.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addressProblem } from '../../src/clients/address-policy.js'
-import { DocumentFetchError, fetchClientDocument } from '../../src/clients/document-fetch.js'
-import { hostMatches } from '../../src/clients/host-policy.js'
-import { freshnessSeconds } from '../../src/clients/metadata-document.service.js'
+import {
+  DocumentFetchBusy,
+  DocumentFetchError,
+  fetchClientDocument,
+} from '../../src/clients/document-fetch.js'
+import { createFetchSlots } from '../../src/clients/fetch-slots.js'
+import { hostMatches, normalizeHostName } from '../../src/clients/host-policy.js'
+import { trustPolicyProblem } from '../../src/clients/trust-policy.js'
+import { freshnessSeconds } from '../../src/clients/document-check.js'
 import { clientIdUrlProblem, isClientId } from '../../src/lib/identifiers.js'
 import { loadConfig } from '../../src/config.js'
 import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
@@ -57,10 +65,40 @@ describe('the address filter', () => {
   ])('refuses %s (%s)', (address, range) => {
     expect(addressProblem(address)).toBe(`is a ${range} address, not a public one`)
   })
+  it.each([
+    ['::7f00:1', 'IPv4-compatible 127.0.0.1'],
+    ['::a00:1', 'IPv4-compatible 10.0.0.1'],
+    ['::a9fe:a9fe', 'IPv4-compatible 169.254.169.254'],
+    ['::c0a8:1', 'IPv4-compatible 192.168.0.1'],
+    ['::808:808', 'IPv4-compatible 8.8.8.8'],
+    ['1::1', '::/8'],
+    ['4000::1', 'unallocated'],
+    ['e000::1', 'unallocated'],
+  ])('refuses IPv6 outside global unicast: %s (%s)', (address) => {
+    expect(addressProblem(address)).toBe('is outside IPv6 global unicast (2000::/3), not a public one')
+  })
+  it('passes IPv6 only within 2000::/3, and an IPv4-mapped address as its IPv4 (property)', () => {
+    const globalUnicast = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number]
+    fc.assert(
+      fc.property(fc.ipV6(), (address) => {
+        const parsed = ipaddr.process(address)
+        if (addressProblem(address) === null && parsed.kind() === 'ipv6')
+          expect((parsed as ipaddr.IPv6).match(globalUnicast)).toBe(true)
+      }),
+      { numRuns: 2000 },
+    )
+    fc.assert(
+      fc.property(fc.ipV4(), (v4) => {
+        expect(addressProblem(`::ffff:${v4}`)).toBe(addressProblem(v4))
+      }),
+      { numRuns: 500 },
+    )
+  })
   it('accepts public addresses, and loopback only with the test setting', () => {
     expect(addressProblem('93.184.216.34')).toBeNull()
     expect(addressProblem('2606:4700::1111')).toBeNull()
     expect(addressProblem('::ffff:8.8.8.8')).toBeNull()
+    expect(addressProblem('2a00:1450:4001::1')).toBeNull()
     expect(addressProblem('127.0.0.1', { allowLoopback: true })).toBeNull()
     expect(addressProblem('10.0.0.1', { allowLoopback: true })).not.toBeNull()
     expect(addressProblem('not-an-address')).toBe('is not an IP address')
@@ -177,6 +215,66 @@ describe('what a reachable server answers', () => {
   })
 })
 
+/** A DNS lookup that answers only when the test says so. */
+function heldLookup() {
+  let answer: (addresses: string[]) => void = () => {}
+  const lookup = new Promise<string[]>((resolve) => (answer = resolve))
+  return { resolve: async () => lookup, answer: (addresses: string[]) => answer(addresses) }
+}
+
+describe('one deadline and a cap on fetches at once', () => {
+  it('a DNS lookup counts against the deadline', async () => {
+    const held = heldLookup()
+    const message = await refusal(
+      fetchClientDocument('https://slow-dns.example/client.json', {
+        ...options(),
+        timeoutMs: 300,
+        resolve: held.resolve,
+      }),
+    )
+    expect(message).toBe('it did not answer within 300 ms')
+    held.answer([])
+  })
+  it('past the cap a fetch waits for a slot, or is told the server is busy at its deadline', async () => {
+    const slots = createFetchSlots(1)
+    const fast = server.publish('/slots/fast.json', clientDocument(server.url('/slots/fast.json')))
+    const slow = server.answer('/slots/slow.json', {
+      body: JSON.stringify(clientDocument(server.url('/slots/slow.json'))),
+      delayMs: 200,
+    })
+    // The second waits while the first holds the only slot, then gets it.
+    const both = await Promise.all([
+      fetchClientDocument(slow, { ...options(), slots }),
+      fetchClientDocument(fast, { ...options(), slots }),
+    ])
+    expect(both.map((d) => (d.body as { client_id: string }).client_id)).toEqual([slow, fast])
+
+    // A lookup given up at its deadline keeps its slot until it settles (a pool thread is busy).
+    const held = heldLookup()
+    expect(
+      await refusal(
+        fetchClientDocument('https://slow-dns.example/client.json', {
+          ...options(),
+          timeoutMs: 200,
+          resolve: held.resolve,
+          slots,
+        }),
+      ),
+    ).toBe('it did not answer within 200 ms')
+    const busy = await fetchClientDocument(fast, { ...options(), timeoutMs: 200, slots }).catch(
+      (e: unknown) => e,
+    )
+    expect(busy).toBeInstanceOf(DocumentFetchBusy)
+    expect((busy as Error).message).toBe(
+      'this server is fetching as many documents as it may at once; try again in a moment',
+    )
+    held.answer([])
+    await new Promise((resolve) => setImmediate(resolve))
+    const fetched = await fetchClientDocument(fast, { ...options(), slots })
+    expect(fetched.body).toMatchObject({ client_id: fast })
+  })
+})
+
 describe('client_id URLs, host lists and caching bounds', () => {
   it.each([
     ['https://agent.example/client.json', null],
@@ -190,6 +288,8 @@ describe('client_id URLs, host lists and caching bounds', () => {
     ['https://user:pw@agent.example/client.json', 'must not contain a user name or password'],
     [`https://agent.example/${'a'.repeat(120)}`, 'must be at most 128 characters'],
     ['https://agent.example/a b', 'must be an https URL of printable characters without spaces'],
+    ['https://agent.example./client.json', 'must not have a host name ending in a dot'],
+    ['https://agent.example.:8443/client.json', 'must not have a host name ending in a dot'],
   ])('%s', (url, problem) => {
     expect(clientIdUrlProblem(url)).toBe(problem)
     expect(isClientId(url)).toBe(problem === null)
@@ -202,6 +302,35 @@ describe('client_id URLs, host lists and caching bounds', () => {
     expect(hostMatches('*.example.com', 'a.b.example.com')).toBe(true)
     expect(hostMatches('*.example.com', 'example.com')).toBe(false)
     expect(hostMatches('*.example.com', 'badexample.com')).toBe(false)
+  })
+  it('compares hosts normalized: case, one trailing dot, IDNA to ASCII', () => {
+    expect(hostMatches('evil.example', 'evil.example.:8443')).toBe(true)
+    expect(hostMatches('evil.example', 'EVIL.Example.')).toBe(true)
+    expect(hostMatches('EVIL.example.', 'evil.example')).toBe(true)
+    expect(hostMatches('evil.example:8443', 'evil.example.:8443')).toBe(true)
+    expect(hostMatches('*.evil.example', 'a.evil.example.')).toBe(true)
+    expect(hostMatches('bücher.example', new URL('https://b%C3%BCcher.example/c').host)).toBe(true)
+    expect(hostMatches('*.Bücher.example', 'shop.xn--bcher-kva.example')).toBe(true)
+    expect(hostMatches('evil.example', 'evil.example..')).toBe(false)
+    expect(normalizeHostName('Bücher.Example.')).toBe('xn--bcher-kva.example')
+  })
+  it('the trust policy refuses a denied host however it is spelled', () => {
+    const policy = (denied: string[]) => ({
+      clientMetadataDocuments: true,
+      clientMetadataAllowedHosts: [],
+      clientMetadataDeniedHosts: denied,
+    })
+    // Refused twice over: the URL's host ends in a dot, and it is the denied host.
+    expect(trustPolicyProblem(policy(['evil.example']), 'https://evil.example.:8443/c.json')).toMatch(
+      /ending in a dot/,
+    )
+    expect(trustPolicyProblem(policy(['EVIL.EXAMPLE.']), 'https://evil.example:8443/c.json')).toBe(
+      'Applications from evil.example:8443 are not accepted here.',
+    )
+    expect(trustPolicyProblem(policy(['bücher.example']), 'https://b%C3%BCcher.example/c.json')).toBe(
+      'Applications from xn--bcher-kva.example are not accepted here.',
+    )
+    expect(trustPolicyProblem(policy(['evil.example']), 'https://good.example/c.json')).toBeNull()
   })
   it('keeps a document at least 5 minutes and at most 24 hours', () => {
     expect(freshnessSeconds(undefined, 300, 86_400)).toBe(300)

@@ -191,6 +191,33 @@ describe('documents refused, each with a page naming what is wrong', () => {
   it('a client_id URL without a path, or with dot segments', async () => {
     expect(await refused(`${server.origin}/`)).toContain('must have a path')
   })
+  it('an http (or other non-https) client_id URL is told a metadata document must be https', async () => {
+    const https = /names a metadata document, and a metadata document.*URL must be https/
+    for (const id of [
+      'http://agent.example/client.json',
+      'ftp://agent.example/c',
+      server.url('/c').replace('https:', 'http:'),
+    ]) {
+      expect(await refused(id), id).toMatch(https)
+      const res = await tokenRequest(t, {
+        grant_type: 'authorization_code',
+        code: 'x'.repeat(43),
+        code_verifier: VERIFIER,
+        client_id: id,
+      })
+      expect(res.statusCode).toBe(401)
+      expect(res.json()).toMatchObject({ error: 'invalid_client' })
+      expect(res.json().error_description).toMatch(https)
+    }
+    // Not a URL: still the plain answer.
+    const plain = await tokenRequest(t, {
+      grant_type: 'authorization_code',
+      code: 'x'.repeat(43),
+      code_verifier: VERIFIER,
+      client_id: 'not a client',
+    })
+    expect(plain.json().error_description).toBe('Unknown or disabled client.')
+  })
   it('refuses a client_id URL at the token endpoint when it names no client seen', async () => {
     const res = await tokenRequest(t, {
       grant_type: 'authorization_code',
@@ -323,6 +350,40 @@ describe('the operator blocks a client_id URL', () => {
       (await admin('DELETE', `/admin/blocked-clients?client_id=${encodeURIComponent(id)}`)).statusCode,
     ).toBe(204)
     expect((await new Browser(t.app).get(authorizeUrl(params(id)))).statusCode).toBe(303)
+  })
+})
+
+describe('fetches at once are capped', () => {
+  it('a lookup past its deadline keeps its slot: the next one is told to come back (503), then served', async () => {
+    let answer: (addresses: string[]) => void = () => {}
+    const capped = await buildTestApp({
+      database: t.database,
+      env: {
+        ...GENEROUS_LIMITS,
+        CLIENT_METADATA_TEST_CA: server.caPath,
+        CLIENT_METADATA_FETCH_CONCURRENCY: '1',
+        CLIENT_METADATA_FETCH_TIMEOUT_MS: '300',
+      },
+      resolveHost: () => new Promise((resolve) => (answer = resolve)),
+    })
+    try {
+      const slowDns = `https://slow-dns.example:${new URL(server.origin).port}/client.json`
+      const late = await new Browser(capped.app).get(authorizeUrl(params(slowDns)))
+      expect(late.statusCode).toBe(400)
+      expect(late.body).toContain('did not answer within 300 ms')
+      const { id } = publish()
+      const busy = await new Browser(capped.app).get(authorizeUrl(params(id)))
+      expect(busy.statusCode).toBe(503)
+      expect(busy.headers['content-type']).toMatch(/^text\/html/)
+      expect(busy.body).toContain('try again in a moment')
+      answer([])
+      await new Promise((resolve) => setImmediate(resolve))
+      const served = await new Browser(capped.app).get(authorizeUrl(params(id)))
+      expect(served.statusCode).toBe(303)
+    } finally {
+      await capped.app.close()
+      await capped.admin.close()
+    }
   })
 })
 

@@ -1,8 +1,8 @@
 import type { RequestFacts } from '../../audit/audit.service.js'
-import { unknownClient } from '../../errors.js'
+import { invalidClient, unknownClient } from '../../errors.js'
 import { requireParameter, type TokenParameters } from '../../input/token-parameters.js'
 import type { IssuedRefreshToken, GrantService } from '../../grants/grant.service.js'
-import { isClientId } from '../../lib/identifiers.js'
+import { CLIENT_ID_URL_NOT_HTTPS, isClientId, isNonHttpsClientIdUrl } from '../../lib/identifiers.js'
 import { formatScopes } from '../../lib/scopes.js'
 import type { ResourceTarget, TokenAudiences } from '../resource-targets.js'
 import type { AccessTokenService } from '../../tokens/access-token.js'
@@ -57,7 +57,8 @@ export interface GrantType {
  */
 export function requireClientId(params: TokenParameters): string {
   const clientId = requireParameter(params, 'client_id')
-  if (!isClientId(clientId)) throw unknownClient()
+  if (!isClientId(clientId))
+    throw isNonHttpsClientIdUrl(clientId) ? invalidClient(CLIENT_ID_URL_NOT_HTTPS) : unknownClient()
   return clientId
 }
 
