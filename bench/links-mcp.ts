@@ -143,70 +143,55 @@ try {
         },
       ],
     })
-    const toolCall = (name: string, args: Record<string, unknown>): ScenarioOptions => ({
-      url: `${base}/mcp`,
-      requests: [
-        {
-          method: 'POST',
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: { name, arguments: args },
-          }),
-          setupRequest: (req) => {
-            const i = next++ % mcpTokens.length
-            return {
-              ...req,
-              headers: {
-                ...req.headers,
-                ...mcpHeaders,
-                authorization: `Bearer ${mcpTokens[i]}`,
-                'mcp-session-id': sessions[i]!,
-                'mcp-protocol-version': '2025-11-25',
-              },
-            }
+    /**
+     * A tools/call as a client of each revision sends it: 2025-11-25 in the token's session; 2026-07-28
+     * stateless, with its _meta and the standard headers.
+     */
+    const toolCall = (
+      name: string,
+      args: Record<string, unknown>,
+      revision = '2025-11-25',
+    ): ScenarioOptions => {
+      const stateless = revision === '2026-07-28'
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': revision,
+        'io.modelcontextprotocol/clientCapabilities': {},
+      }
+      return {
+        url: `${base}/mcp`,
+        requests: [
+          {
+            method: 'POST',
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name, arguments: args, ...(stateless ? { _meta: meta } : {}) },
+            }),
+            setupRequest: (req) => {
+              const i = next++ % mcpTokens.length
+              const perRevision = stateless
+                ? { 'mcp-method': 'tools/call', 'mcp-name': name }
+                : { 'mcp-session-id': sessions[i]! }
+              return {
+                ...req,
+                headers: {
+                  ...req.headers,
+                  ...mcpHeaders,
+                  authorization: `Bearer ${mcpTokens[i]}`,
+                  'mcp-protocol-version': revision,
+                  ...perRevision,
+                },
+              }
+            },
           },
-        },
-      ],
-    })
-    // The same call as a client of MCP 2026-07-28 sends it: no session, _meta and the standard headers.
-    const statelessCall = (name: string, args: Record<string, unknown>): ScenarioOptions => ({
-      url: `${base}/mcp`,
-      requests: [
-        {
-          method: 'POST',
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: {
-              name,
-              arguments: args,
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientCapabilities': {},
-              },
-            },
-          }),
-          setupRequest: (req) => ({
-            ...req,
-            headers: {
-              ...req.headers,
-              ...mcpHeaders,
-              authorization: `Bearer ${rotate(mcpTokens)}`,
-              'mcp-protocol-version': '2026-07-28',
-              'mcp-method': 'tools/call',
-              'mcp-name': name,
-            },
-          }),
-        },
-      ],
-    })
+        ],
+      }
+    }
     const scenarios: [string, ScenarioOptions][] = [
       ['REST read: GET /api/links/{id}', restRequest('GET', `/api/links/${linkId}`)],
       ['MCP read: tools/call get_link', toolCall('get_link', { id: linkId })],
-      ['MCP 2026 read: tools/call get_link, stateless', statelessCall('get_link', { id: linkId })],
+      ['MCP 2026 read: tools/call get_link, stateless', toolCall('get_link', { id: linkId }, '2026-07-28')],
       [
         'REST create: POST /api/links',
         restRequest('POST', '/api/links', { target_url: 'https://bench.example/c' }),

@@ -107,87 +107,53 @@ export function readStatelessRequest(
   body: unknown,
   headers: IncomingHttpHeaders,
 ): { ok: true; request: JSONRPCRequest | undefined } | ({ ok: false } & Refusal) {
+  const refused = (id: RequestId | null, code: number, message: string, data?: unknown) => ({
+    ok: false as const,
+    ...refusal(400, id, code, message, data),
+  })
   if (!isObject(body) || body.jsonrpc !== '2.0')
-    return {
-      ok: false,
-      ...refusal(400, null, RPC.invalidRequest, 'Invalid Request: one JSON-RPC 2.0 message'),
-    }
+    return refused(null, RPC.invalidRequest, 'Invalid Request: one JSON-RPC 2.0 message')
   if (typeof body.method !== 'string' || !('id' in body)) {
     if (typeof body.method === 'string' || 'result' in body || 'error' in body)
       return { ok: true, request: undefined }
-    return {
-      ok: false,
-      ...refusal(400, null, RPC.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message'),
-    }
+    return refused(null, RPC.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message')
   }
   const checked = JSONRPCRequestSchema.safeParse(body)
   if (!checked.success) {
     const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null
-    return {
-      ok: false,
-      ...refusal(400, id, RPC.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request'),
-    }
+    return refused(id, RPC.invalidRequest, 'Invalid Request: not a JSON-RPC 2.0 request')
   }
-  const request = checked.data
+  const { id, method, params } = checked.data
   const version = header(headers, 'mcp-protocol-version')
   if (version !== undefined && version !== STATELESS_REVISION)
-    return {
-      ok: false,
-      ...refusal(
-        400,
-        request.id,
-        RPC.unsupportedProtocolVersion,
-        `Unsupported protocol version: ${version}`,
-        {
-          supported: [STATELESS_REVISION],
-          requested: version,
-        },
-      ),
-    }
-  const meta = request.params?._meta as Record<string, unknown> | undefined
+    return refused(id, RPC.unsupportedProtocolVersion, `Unsupported protocol version: ${version}`, {
+      supported: [STATELESS_REVISION],
+      requested: version,
+    })
+  const meta = params?._meta as Record<string, unknown> | undefined
   const requested = meta?.[META.protocolVersion]
+  const clientInfo = meta?.[META.clientInfo]
   if (
     typeof requested !== 'string' ||
     !isObject(meta?.[META.clientCapabilities]) ||
-    (meta[META.clientInfo] !== undefined && !isObject(meta[META.clientInfo]))
+    (clientInfo !== undefined && !isObject(clientInfo))
   )
-    return {
-      ok: false,
-      ...refusal(
-        400,
-        request.id,
-        RPC.invalidParams,
-        `Invalid params: _meta must carry ${META.protocolVersion} and ${META.clientCapabilities}`,
-      ),
-    }
+    return refused(
+      id,
+      RPC.invalidParams,
+      `Invalid params: _meta must carry ${META.protocolVersion} and ${META.clientCapabilities}`,
+    )
   // Without the header, or with another version than the body's: they must agree.
   if (version !== requested)
-    return {
-      ok: false,
-      ...refusal(
-        400,
-        request.id,
-        RPC.headerMismatch,
-        'Header mismatch: MCP-Protocol-Version differs from _meta',
-      ),
-    }
-  if (header(headers, 'mcp-method') !== request.method)
-    return {
-      ok: false,
-      ...refusal(400, request.id, RPC.headerMismatch, 'Header mismatch: Mcp-Method differs from the method'),
-    }
-  const named = NAMED[request.method]
-  if (named !== undefined && typeof request.params?.[named] === 'string') {
-    if (header(headers, 'mcp-name') !== request.params[named])
-      return {
-        ok: false,
-        ...refusal(
-          400,
-          request.id,
-          RPC.headerMismatch,
-          `Header mismatch: Mcp-Name differs from params.${named}`,
-        ),
-      }
-  }
-  return { ok: true, request }
+    return refused(id, RPC.headerMismatch, 'Header mismatch: MCP-Protocol-Version differs from _meta')
+  if (header(headers, 'mcp-method') !== method)
+    return refused(id, RPC.headerMismatch, 'Header mismatch: Mcp-Method differs from the method')
+  const named = NAMED[method]
+  if (
+    named !== undefined &&
+    typeof params?.[named] === 'string' &&
+    header(headers, 'mcp-name') !== params[named]
+  )
+    return refused(id, RPC.headerMismatch, `Header mismatch: Mcp-Name differs from params.${named}`)
+  return { ok: true, request: checked.data }
 }
