@@ -12,7 +12,7 @@ import { type BenchServer, startBenchServer, startExampleApi } from './server.js
 /**
  * `npm run bench:mcp`: the links API's MCP endpoint against its REST twin, per call: reading one link
  * (tools/call get_link against GET /api/links/{id}) and creating one (tools/call create_link against
- * POST /api/links), at BENCH_CONNECTIONS (64) for BENCH_SECONDS (10) after a 3 s warm-up, in one
+ * POST /api/links; the read also as a stateless MCP 2026-07-28 call), at BENCH_CONNECTIONS (64) for BENCH_SECONDS (10) after a 3 s warm-up, in one
  * links API process (local verification: JWKS + revocation feed), with the server's CPU per request.
  * The target: an MCP call costs at most twice its REST twin's server CPU. BENCH_ONLY: scenario name
  * prefixes (`REST`, `MCP`).
@@ -143,36 +143,55 @@ try {
         },
       ],
     })
-    const toolCall = (name: string, args: Record<string, unknown>): ScenarioOptions => ({
-      url: `${base}/mcp`,
-      requests: [
-        {
-          method: 'POST',
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: { name, arguments: args },
-          }),
-          setupRequest: (req) => {
-            const i = next++ % mcpTokens.length
-            return {
-              ...req,
-              headers: {
-                ...req.headers,
-                ...mcpHeaders,
-                authorization: `Bearer ${mcpTokens[i]}`,
-                'mcp-session-id': sessions[i]!,
-                'mcp-protocol-version': '2025-11-25',
-              },
-            }
+    /**
+     * A tools/call as a client of each revision sends it: 2025-11-25 in the token's session; 2026-07-28
+     * stateless, with its _meta and the standard headers.
+     */
+    const toolCall = (
+      name: string,
+      args: Record<string, unknown>,
+      revision = '2025-11-25',
+    ): ScenarioOptions => {
+      const stateless = revision === '2026-07-28'
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': revision,
+        'io.modelcontextprotocol/clientCapabilities': {},
+      }
+      return {
+        url: `${base}/mcp`,
+        requests: [
+          {
+            method: 'POST',
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name, arguments: args, ...(stateless ? { _meta: meta } : {}) },
+            }),
+            setupRequest: (req) => {
+              const i = next++ % mcpTokens.length
+              const perRevision = stateless
+                ? { 'mcp-method': 'tools/call', 'mcp-name': name }
+                : { 'mcp-session-id': sessions[i]! }
+              return {
+                ...req,
+                headers: {
+                  ...req.headers,
+                  ...mcpHeaders,
+                  authorization: `Bearer ${mcpTokens[i]}`,
+                  'mcp-protocol-version': revision,
+                  ...perRevision,
+                },
+              }
+            },
           },
-        },
-      ],
-    })
+        ],
+      }
+    }
     const scenarios: [string, ScenarioOptions][] = [
       ['REST read: GET /api/links/{id}', restRequest('GET', `/api/links/${linkId}`)],
       ['MCP read: tools/call get_link', toolCall('get_link', { id: linkId })],
+      ['MCP 2026 read: tools/call get_link, stateless', toolCall('get_link', { id: linkId }, '2026-07-28')],
       [
         'REST create: POST /api/links',
         restRequest('POST', '/api/links', { target_url: 'https://bench.example/c' }),
@@ -188,9 +207,13 @@ try {
       rows.push(await runScenario(name, options, undefined, '2xx', links.pid, server.databaseUrl))
     }
     const cpu = (prefix: string) => rows.find((r) => r.name.startsWith(prefix))?.cpu?.server
-    for (const kind of ['read', 'create']) {
-      const restCpu = cpu(`REST ${kind}`)
-      const mcpCpu = cpu(`MCP ${kind}`)
+    for (const [kind, mcpPrefix] of [
+      ['read', 'MCP read'],
+      ['read (2026-07-28)', 'MCP 2026 read'],
+      ['create', 'MCP create'],
+    ] as const) {
+      const restCpu = cpu(`REST ${kind.split(' ')[0]}`)
+      const mcpCpu = cpu(mcpPrefix)
       if (restCpu && mcpCpu)
         console.log(`${kind}: MCP/REST server CPU per call ${(mcpCpu / restCpu).toFixed(2)}× (target ≤ 2×)`)
     }

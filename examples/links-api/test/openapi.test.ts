@@ -289,6 +289,33 @@ describe('the MCP endpoint', () => {
       { ...rpc(call('list_tags', {}), { ...session, 'mcp-session-id': 'made-up' }), token: mcpToken },
       404,
     )
+    // Revision 2026-07-28: stateless, each request with its _meta and headers.
+    const stateless = (method: string, params: Record<string, unknown> = {}) =>
+      rpc(
+        {
+          jsonrpc: '2.0',
+          id: 9,
+          method,
+          params: {
+            ...params,
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+      )
+    const discovered = await check('POST /mcp', { ...stateless('server/discover'), token: mcpToken }, 200)
+    expect(discovered.json().result).toMatchObject({ supportedVersions: ['2026-07-28'] })
+    const removed = await check('POST /mcp', { ...stateless('ping'), token: mcpToken }, 404)
+    expect(removed.json()).toMatchObject({ id: 9, error: { code: -32601 } })
+    const noName = await check(
+      'POST /mcp',
+      { ...stateless('tools/call', { name: 'list_tags', arguments: {} }), token: mcpToken },
+      400,
+    )
+    expect(noName.json()).toMatchObject({ id: 9, error: { code: -32020 } })
     await check('POST /mcp', { ...rpc(initialize, { accept: 'application/json' }), token: mcpToken }, 406)
     await check(
       'POST /mcp',

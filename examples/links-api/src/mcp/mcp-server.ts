@@ -14,6 +14,7 @@ import {
 import { z } from 'zod'
 import { InvalidRequestError } from '../errors.js'
 import { type LinkTool, toolError } from './link-tools.js'
+import { META, STATELESS_REVISION } from './stateless.js'
 
 /** The server's name and version in the initialize answer. */
 const SERVER_INFO = { name: 'linkauth-links-api', title: 'Short links', version: '1.0.0' }
@@ -28,6 +29,36 @@ const OPTIONS = {
   // One JSON Schema validator for every server: the SDK makes a new Ajv per server unless given one.
   jsonSchemaValidator: new AjvJsonSchemaValidator(),
 }
+
+/**
+ * How long a 2026-07-28 client may keep the tool list and the discovery answer (`ttlMs`): the tools
+ * change only with a new release of the API. Both are the same for every user (`cacheScope`
+ * public).
+ */
+const CACHE_HINTS = { ttlMs: 5 * 60_000, cacheScope: 'public' } as const
+
+/**
+ * The answer to `server/discover` (MCP 2026-07-28): the one stateless revision served (the 2025
+ * revisions are negotiated by `initialize`, not on this wire), the tools (whose list never changes
+ * while the server runs, so no list_changed to subscribe to), and the server's name in `_meta`.
+ */
+export function discoverResult() {
+  return {
+    resultType: 'complete',
+    supportedVersions: [STATELESS_REVISION],
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+    ...CACHE_HINTS,
+    _meta: { [META.serverInfo]: SERVER_INFO },
+  }
+}
+
+/** The tools/list answer of a 2026-07-28 request: the list made once, with the caching hints. */
+export const statelessToolList = (prepared: PreparedTools) => ({
+  resultType: 'complete',
+  ...prepared.list,
+  ...CACHE_HINTS,
+})
 
 /** The tools, made once for the process. */
 export interface PreparedTools {

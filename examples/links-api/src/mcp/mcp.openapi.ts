@@ -33,6 +33,13 @@ const rpcError = z.object({
   error: z.object({ code: z.number().int(), message: z.string() }),
 })
 
+/** A refusal of a 2026-07-28 request: under the request's id (null only if it could not be read). */
+const statelessError = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: rpcId.nullable(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }),
+})
+
 /** RFC 6750: the token's refusal, as on the REST routes (WWW-Authenticate names the metadata). */
 const tokenError = errorSchema
 
@@ -58,7 +65,23 @@ const versionHeader = {
   name: 'MCP-Protocol-Version',
   in: 'header',
   required: false,
-  description: 'The negotiated protocol revision (2025-11-25), on every request after initialize.',
+  description:
+    'The negotiated protocol revision (2025-11-25) on every request after initialize, or 2026-07-28 on ' +
+    'every request of that revision (the same as its _meta’s).',
+  schema: { type: 'string' },
+}
+const methodHeader = {
+  name: 'Mcp-Method',
+  in: 'header',
+  required: false,
+  description: '2026-07-28: the request’s method, required and equal to the body’s.',
+  schema: { type: 'string' },
+}
+const nameHeader = {
+  name: 'Mcp-Name',
+  in: 'header',
+  required: false,
+  description: '2026-07-28: on tools/call, the tool’s name, required and equal to params.name.',
   schema: { type: 'string' },
 }
 const mcpToken = { security: [{ mcpAccessToken: [] as string[] }] }
@@ -96,15 +119,19 @@ export function mcpOpenApiPaths() {
     [MCP_PATH]: {
       post: {
         operationId: 'mcp',
-        summary: 'The MCP endpoint for AI agents (Streamable HTTP, JSON-RPC 2.0, revision 2025-11-25).',
+        summary:
+          'The MCP endpoint for AI agents (Streamable HTTP, JSON-RPC 2.0, revisions 2025-11-25 and 2026-07-28).',
         description:
           `One JSON-RPC message or a batch (at most ${MAX_BATCH_SIZE}, answered in order), answered as JSON (never a stream). initialize opens a session ` +
           '(Mcp-Session-Id in the answer); tools/list and tools/call follow with it. Any valid token may ' +
           'initialize and list the tools; a tools/call needs the scope of the tool (links:read or links:write, ' +
           'named in each tool’s _meta["linkauth/scopes"]), else 403 insufficient_scope naming the scope to ' +
-          'ask for. Accept must list application/json and text/event-stream.',
+          'ask for. Accept must list application/json and text/event-stream. A request of revision 2026-07-28 ' +
+          '(MCP-Protocol-Version: 2026-07-28, or its _meta version without the header) is stateless: one request, ' +
+          'its _meta (protocolVersion, clientCapabilities) and the Mcp-Method/Mcp-Name headers checked, no ' +
+          'session; server/discover, tools/list and tools/call are served, any other method is 404 -32601.',
         ...mcpToken,
-        parameters: [sessionHeader, versionHeader],
+        parameters: [sessionHeader, versionHeader, methodHeader, nameHeader],
         requestBody: {
           required: true,
           description: `At most ${MCP_BODY_LIMIT / 1024} KiB.`,
@@ -130,8 +157,11 @@ export function mcpOpenApiPaths() {
           '202': {
             description: 'The body held only notifications or responses: accepted, nothing to answer.',
           },
-          '400': rpcRefusal(
-            'No Mcp-Session-Id, an unsupported MCP-Protocol-Version, or a body that is not JSON or not JSON-RPC.',
+          '400': json(
+            'No Mcp-Session-Id, an unsupported MCP-Protocol-Version (-32022), or a body that is not JSON or not ' +
+              'JSON-RPC; for 2026-07-28 also _meta without its version or capabilities (-32602) and a header ' +
+              'that disagrees with the body (-32020), under the request’s id.',
+            z.union([rpcError, statelessError]),
           ),
           '401': tokenRefusal,
           '403': json(
@@ -139,7 +169,11 @@ export function mcpOpenApiPaths() {
               'JSON-RPC error for a browser Origin that may not call the endpoint (DNS rebinding).',
             z.union([tokenError, rpcError]),
           ),
-          '404': rpcRefusal('Session not found: an id this service never issued, or another user’s.'),
+          '404': json(
+            'Session not found: an id this service never issued, or another user’s; for 2026-07-28, a method ' +
+              'this server does not serve (initialize, ping, … : -32601, under the request’s id).',
+            z.union([rpcError, statelessError]),
+          ),
           '406': rpcRefusal('Accept does not list both application/json and text/event-stream.'),
           '413': rpcRefusal(`The body is larger than ${MCP_BODY_LIMIT / 1024} KiB.`),
           '415': rpcRefusal('The body is not application/json.'),

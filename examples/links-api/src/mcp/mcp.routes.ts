@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type JSONRPCRequest, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import {
   type AccessTokenClaims,
@@ -7,10 +7,11 @@ import {
   ResourceAuthError,
 } from '@linkauth/resource'
 import type { LinkTool } from './link-tools.js'
-import { linksMcpServer, prepareTools } from './mcp-server.js'
+import { discoverResult, linksMcpServer, prepareTools, statelessToolList } from './mcp-server.js'
 import type { McpSessions } from './mcp-session.js'
 import { readMessages } from './json-rpc.js'
-import { PostTransport } from './post-transport.js'
+import { PostTransport, type RpcAnswer } from './post-transport.js'
+import { isStateless, readStatelessRequest, RPC, type RpcErrorAnswer, statusOfError } from './stateless.js'
 
 export interface McpRouteDeps {
   /** The endpoint's own resource identifier (its canonical URL), metadata and checks. */
@@ -32,26 +33,31 @@ declare module 'fastify' {
   }
 }
 
-/** A JSON-RPC error without an id (the request could not be read, or was refused before it was). */
-function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .type('application/json')
-    .send({ jsonrpc: '2.0', id: null, error: { code, message } })
+/** One JSON-RPC answer with its HTTP status; never kept by a cache (it is one user's). */
+function sendRpc(reply: FastifyReply, status: number, answer: RpcAnswer | RpcErrorAnswer) {
+  return reply.code(status).header('cache-control', 'no-store').type('application/json').send(answer)
 }
+
+/** A JSON-RPC error without an id (the request could not be read, or was refused before it was). */
+const rpcError = (reply: FastifyReply, status: number, code: number, message: string) =>
+  sendRpc(reply, status, { jsonrpc: '2.0', id: null, error: { code, message } })
 
 /** Whether an Accept header lists both answers a client must accept (MCP transports: MUST). */
 const acceptsBoth = (accept: string | undefined) =>
   accept !== undefined && accept.includes('application/json') && accept.includes('text/event-stream')
 
 /**
- * POST /mcp: the MCP Streamable HTTP transport (2025-11-25) in JSON-response mode over the links
- * API's tools, and its RFC 9728 document at /.well-known/oauth-protected-resource/mcp. In order: the
- * Origin (403), the token for this endpoint's own audience (401, with the document named), Accept
- * (406), the JSON-RPC messages (400), the session's owner (400/404) and MCP-Protocol-Version (400),
- * the scopes of the tools called (403 naming them, for step-up); then one SDK server for every
- * client answers through the POST transport (post-transport.ts), acting for the token's user.
+ * POST /mcp: the MCP Streamable HTTP transport in JSON-response mode over the links API's tools, for
+ * clients of both revisions on the same URL, and its RFC 9728 document at
+ * /.well-known/oauth-protected-resource/mcp. For both, in order: the Origin (403), the token for this
+ * endpoint's own audience (401, with the document named), Accept (406). Then each request is of one
+ * revision (stateless.ts, isStateless):
+ * - 2025-11-25: the JSON-RPC messages (400), the session's owner (400/404) and MCP-Protocol-Version
+ *   (400), as that revision's lifecycle has them (initialize starts a session);
+ * - 2026-07-28: one request, its `_meta` and standard headers (400, with the request's id), then
+ *   `server/discover`, `tools/list` and `tools/call` are served and any other method is 404 -32601.
+ * Last the scopes of the tools called (403 naming them, for step-up); one SDK server for every client
+ * answers tools/call through the POST transport (post-transport.ts), acting for the token's user.
  */
 export function mcpRoutes(deps: McpRouteDeps) {
   const { endpoint, sessions } = deps
@@ -75,6 +81,8 @@ export function mcpRoutes(deps: McpRouteDeps) {
 
   return async (app: FastifyInstance) => {
     const prepared = await prepareTools(deps.tools)
+    const discovery = discoverResult()
+    const toolList = statelessToolList(prepared)
     const transport = new PostTransport()
     const server = linksMcpServer(prepared)
     // What the SDK reports here is a client's message it could not place (a progress notification
@@ -129,6 +137,32 @@ export function mcpRoutes(deps: McpRouteDeps) {
         rpcError(reply.header('allow', 'POST'), 405, -32000, 'Method not allowed: POST only'),
     })
 
+    /** A 2026-07-28 request: checked, then answered with the revision's statuses and result fields. */
+    async function serveStateless(request: FastifyRequest, reply: FastifyReply) {
+      const { claims, token } = request.mcpAuth!
+      const read = readStatelessRequest(request.body, request.headers)
+      if (!read.ok) return sendRpc(reply, read.status, read.answer)
+      const rpc = read.request
+      if (rpc === undefined) return reply.code(202).send()
+      if (rpc.method === 'server/discover')
+        return sendRpc(reply, 200, { jsonrpc: '2.0', id: rpc.id, result: discovery })
+      if (rpc.method === 'tools/list')
+        return sendRpc(reply, 200, { jsonrpc: '2.0', id: rpc.id, result: toolList })
+      if (rpc.method !== 'tools/call')
+        return sendRpc(reply, 404, {
+          jsonrpc: '2.0',
+          id: rpc.id,
+          error: { code: RPC.methodNotFound, message: `Method not found: ${rpc.method}` },
+        })
+      const refused = endpoint.stepUp(claims, neededScopes([rpc]))
+      if (refused) return refuse(reply, refused)
+      const [answer] = await transport.exchange([rpc], [], {
+        authInfo: authInfoOf(token, claims, endpoint.resource),
+      })
+      if ('error' in answer!) return sendRpc(reply, statusOfError(answer.error.code), answer)
+      return sendRpc(reply, 200, { ...answer!, result: { resultType: 'complete', ...answer!.result } })
+    }
+
     app.post(MCP_PATH, { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
       const { claims, token } = request.mcpAuth!
       if (!acceptsBoth(request.headers.accept))
@@ -138,6 +172,7 @@ export function mcpRoutes(deps: McpRouteDeps) {
           -32000,
           'Not Acceptable: the client must accept both application/json and text/event-stream',
         )
+      if (isStateless(request.headers, request.body)) return serveStateless(request, reply)
       const posted = readMessages(request.body)
       if (!posted.ok) return rpcError(reply, 400, -32600, posted.message)
       const sessionId = request.headers['mcp-session-id']
