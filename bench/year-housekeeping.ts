@@ -1,0 +1,174 @@
+import pg from 'pg'
+import { benchDatabase } from './cpu.js'
+import { prepareParty } from './flow.js'
+import { benchRepeat, medianRow, printHeader, runScenario, type ScenarioRow } from './scenario.js'
+import { startBenchServer } from './server.js'
+import { databaseSizes, printSizes, type YearSizes, yearDatabaseUrl } from './year-fill.js'
+import { recordedFill, yearScenarios } from './year.js'
+
+/**
+ * `npm run bench:year-housekeeping` (issue 41): housekeeping on the year-filled database (year-fill.ts;
+ * run `npm run bench:year-fill` first, since this deletes its backlog).
+ *
+ * Two server instances on that database, both with HOUSEKEEPING_INTERVAL=0: one serves the hot paths
+ * (refresh rotation and code exchange), the other only runs housekeeping when asked (POST
+ * /admin/housekeeping/run), so that its CPU (its process, and its PostgreSQL backends, found by their
+ * application_name) is left out of the hot paths' figures. The hot paths run BENCH_REPEAT times
+ * before, then BENCH_REPEAT times while housekeeping runs (target: at most 10 % more server+pg CPU
+ * per request). Rows deleted per second are read from pg_stat_user_tables (n_tup_del) every 5 s,
+ * so a run stopped at YEAR_HOUSEKEEPING_SECONDS (900) still gives its rate. Then the sizes on disk:
+ * before, after, and after a VACUUM.
+ */
+const HOUSEKEEPING_APP = 'linkauth-housekeeping'
+const maxSeconds = Number(process.env.YEAR_HOUSEKEEPING_SECONDS ?? 900)
+const SCENARIOS = ['refresh rotation', 'code exchange']
+
+const { adminUrl, database, url } = yearDatabaseUrl()
+const fill = (await recordedFill(adminUrl, database)) as YearSizes | undefined
+if (!fill) throw new Error(`${database} holds no year fill: run npm run bench:year-fill first`)
+printHeader(` year=${database} ${JSON.stringify(fill)}`)
+
+const client = new pg.Client({ connectionString: url })
+await client.connect()
+const deletedSoFar = async () => {
+  const { rows } = await client.query<{ n: string }>(
+    'select coalesce(sum(n_tup_del), 0) as n from pg_stat_user_tables',
+  )
+  return Number(rows[0]!.n)
+}
+const before = await databaseSizes(client)
+console.log('\nbefore housekeeping:')
+printSizes(before)
+
+const env = { HOUSEKEEPING_INTERVAL: '0' }
+const hot = await startBenchServer({ database, keepDatabase: true, port: 3402, adminPort: 3403, env })
+const keeperUrl = new URL(url)
+keeperUrl.searchParams.set('application_name', HOUSEKEEPING_APP)
+const keeper = await startBenchServer({
+  database,
+  keepDatabase: true,
+  port: 3404,
+  adminPort: 3405,
+  env: { ...env, DATABASE_URL: keeperUrl.toString() },
+})
+let keeperStopped = false
+const stopKeeper = async () => {
+  if (keeperStopped) return
+  keeperStopped = true
+  await keeper.stop()
+}
+const measured = await benchDatabase(hot.databaseUrl)
+if (measured) measured.excluded = new Set()
+/** The housekeeping instance's backends, left out of the hot paths' PostgreSQL CPU. */
+const excludeKeeper = async () => {
+  const { rows } = await client.query<{ pid: number }>(
+    'select pid from pg_stat_activity where application_name = $1',
+    [HOUSEKEEPING_APP],
+  )
+  for (const row of rows) measured?.excluded?.add(String(row.pid))
+}
+
+const lines: string[] = []
+try {
+  const scenarios = (await yearScenarios(hot, await prepareParty(hot))).filter((s) =>
+    SCENARIOS.includes(s.name),
+  )
+  const runAll = async (label: string) => {
+    const medians: ScenarioRow[] = []
+    for (const scenario of scenarios) {
+      const runs: ScenarioRow[] = []
+      for (let i = 1; i <= benchRepeat; i++) {
+        await excludeKeeper()
+        runs.push(
+          await runScenario(
+            `${scenario.name} [${label}] #${i}`,
+            await scenario.prepare(),
+            undefined,
+            scenario.okClass,
+            hot.pid,
+            hot.databaseUrl,
+          ),
+        )
+      }
+      medians.push({ ...medianRow(runs), name: scenario.name })
+    }
+    return medians
+  }
+  const quiet = await runAll('housekeeping idle')
+
+  // Housekeeping, from the other instance; its deletions sampled every 5 s.
+  const deletedAtStart = await deletedSoFar()
+  const started = performance.now()
+  let answer: unknown
+  let done = false
+  let doneAt = 0
+  const run = fetch(`${keeper.adminUrl}/admin/housekeeping/run`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${keeper.adminToken}` },
+  })
+    .then(async (res) => (answer = await res.json()))
+    .catch((err: unknown) => (answer = String(err)))
+    .finally(() => {
+      done = true
+      doneAt = performance.now()
+    })
+  const samples: { seconds: number; deleted: number }[] = []
+  const sampler = setInterval(() => {
+    void excludeKeeper()
+    void deletedSoFar().then((n) =>
+      samples.push({ seconds: (performance.now() - started) / 1000, deleted: n - deletedAtStart }),
+    )
+  }, 5000)
+  await new Promise((r) => setTimeout(r, 3000))
+  const busy = await runAll('housekeeping running')
+  const duringDone = done
+  while (!done && (performance.now() - started) / 1000 < maxSeconds)
+    await new Promise((r) => setTimeout(r, 1000))
+  clearInterval(sampler)
+  if (!done) await stopKeeper()
+  await Promise.race([run, new Promise((r) => setTimeout(r, 5000))])
+  await new Promise((r) => setTimeout(r, 1500))
+  const deleted = (await deletedSoFar()) - deletedAtStart
+  const seconds = ((done ? doneAt : performance.now()) - started) / 1000
+
+  lines.push('')
+  lines.push('hot paths, median server+pg µs/request and p99 ms, housekeeping idle → running:')
+  for (const [i, q] of quiet.entries()) {
+    const b = busy[i]!
+    const cpu = (b.cpu?.serverAndPostgres ?? 0) / (q.cpu?.serverAndPostgres ?? 1)
+    lines.push(
+      `  ${q.name.padEnd(20)} ${q.cpu?.serverAndPostgres} → ${b.cpu?.serverAndPostgres} µs (${cpu.toFixed(2)}×, target ≤ 1.10)  p99 ${q.p99} → ${b.p99} ms`,
+    )
+  }
+  if (duringDone) lines.push('  (housekeeping ended before the measured runs did: the runs were partly idle)')
+  lines.push(
+    `housekeeping: ${done ? 'ended' : `stopped at ${maxSeconds} s`} after ${seconds.toFixed(0)} s; answer: ${JSON.stringify(answer)}`,
+  )
+  lines.push(
+    `rows deleted (pg_stat_user_tables, incl. cascades): ${deleted} in ${seconds.toFixed(0)} s = ${Math.round(deleted / seconds)} rows/s`,
+  )
+  for (const s of samples.filter((_, i) => i % 6 === 5))
+    lines.push(`  ${s.seconds.toFixed(0).padStart(5)} s: ${s.deleted}`)
+  // A day of the year's traffic, in rows that housekeeping eventually deletes (the fill's rows per 365).
+  const day = Math.round(
+    (fill.refreshTokens +
+      2 * fill.refreshFamilies +
+      fill.revocationEvents +
+      fill.dynamicClients * (1 - fill.usedDynamicShare)) /
+      365,
+  )
+  lines.push(
+    `a day's expired rows (a 365th of the fill's tokens, families, codes, events, unused registrations): ${day}, deleted in ${(day / (deleted / seconds)).toFixed(0)} s`,
+  )
+} finally {
+  await hot.stop()
+  await stopKeeper()
+}
+console.log(lines.join('\n'))
+console.log('\nafter housekeeping:')
+printSizes(await databaseSizes(client))
+const vacuumStarted = performance.now()
+await client.query('vacuum')
+console.log(`\nvacuum: ${((performance.now() - vacuumStarted) / 1000).toFixed(1)} s; after it:`)
+printSizes(await databaseSizes(client))
+await client.end()
