@@ -108,6 +108,43 @@ export async function yearScenarios(server: BenchServer, party: BenchParty): Pro
   ]
 }
 
+/** Blocks of the database read into shared buffers (misses) and found there (hits), so far. */
+async function blockCounts(databaseUrl: string): Promise<{ read: number; hit: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ read: string; hit: string }>(
+      'select blks_read as read, blks_hit as hit from pg_stat_database where datname = current_database()',
+    )
+    return { read: Number(rows[0]!.read), hit: Number(rows[0]!.hit) }
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * runScenario, then the shared-buffer misses and hits per request of the database during it
+ * (pg_stat_database; the statistics are flushed within a second, hence the wait).
+ */
+export async function runWithBlocks(
+  name: string,
+  scenario: YearScenario,
+  server: BenchServer,
+): Promise<ScenarioRow & { blocks: { read: number; hit: number } }> {
+  const options = await scenario.prepare()
+  const before = await blockCounts(server.databaseUrl)
+  const row = await runScenario(name, options, undefined, scenario.okClass, server.pid, server.databaseUrl)
+  await new Promise((r) => setTimeout(r, 1200))
+  const after = await blockCounts(server.databaseUrl)
+  const requests = Math.max(1, row.requests ?? 0)
+  const blocks = {
+    read: Math.round(((after.read - before.read) / requests) * 10) / 10,
+    hit: Math.round(((after.hit - before.hit) / requests) * 10) / 10,
+  }
+  console.log(`  shared buffers per request: ${blocks.read} read (missed), ${blocks.hit} hit`)
+  return { ...row, blocks }
+}
+
 const ratio = (year: number, empty: number) => (empty > 0 ? Math.round((year / empty) * 100) / 100 : 0)
 
 /** Prints the comparison of the median rows, scenario by scenario; answers the scenarios that missed. */
@@ -165,16 +202,7 @@ async function main(): Promise<void> {
       for (let i = 1; i <= benchRepeat; i++) {
         for (const [s, { label, server }] of servers.entries()) {
           const own = scenarios[s]![index]!
-          runs[s]!.push(
-            await runScenario(
-              `${own.name} [${label}] #${i}`,
-              await own.prepare(),
-              undefined,
-              own.okClass,
-              server.pid,
-              server.databaseUrl,
-            ),
-          )
+          runs[s]!.push(await runWithBlocks(`${own.name} [${label}] #${i}`, own, server))
         }
       }
       pairs.push({ name: scenario.name, empty: medianRow(runs[0]!), year: medianRow(runs[1]!) })
