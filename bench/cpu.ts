@@ -50,6 +50,11 @@ export interface BenchDatabase {
   name: string
   /** The postmaster's process id: another cluster on the machine may have a database of that name. */
   postmaster: string
+  /**
+   * Backends of the database left out (by process id), e.g. those of another server instance that
+   * runs housekeeping beside the measured one; whoever sets it keeps it current.
+   */
+  excluded?: Set<string>
 }
 
 const processIds = (): string[] => {
@@ -77,7 +82,8 @@ export function sampleCpu(serverPid: number, database?: BenchDatabase): CpuSampl
       database &&
       stat.comm === 'postgres' &&
       stat.ppid === database.postmaster &&
-      backendDatabase(pid) === database.name
+      backendDatabase(pid) === database.name &&
+      !database.excluded?.has(pid)
     )
       sample.backends.set(pid, stat.seconds)
   }

@@ -256,3 +256,73 @@ export function introspectionRequest(basic: string, tokens: string[]) {
     }),
   }
 }
+
+/**
+ * POST /api/oauth/token exchanging each of `codes` once (autocannon `amount`: the run ends when they
+ * are spent), optionally with a DPoP proof per request.
+ */
+export function exchangeRequest(
+  server: BenchServer,
+  party: BenchParty,
+  codes: string[],
+  dpop?: () => string,
+): autocannon.Options {
+  let next = 0
+  return {
+    url: `${server.baseUrl}/api/oauth/token`,
+    method: 'POST',
+    amount: codes.length,
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(dpop ? { dpop: dpop() } : {}),
+          },
+          body: new URLSearchParams({
+            code: codes[next++] ?? 'exhausted',
+            code_verifier: party.verifier,
+            client_id: party.clientId,
+          }).toString(),
+        }),
+      },
+    ],
+  }
+}
+
+/**
+ * POST /api/oauth/revoke (RFC 7009) of each of `refreshTokens` once, as their public client: each
+ * revokes its family (and writes its revocation event); the run ends when they are spent.
+ */
+export function revocationRequest(
+  server: BenchServer,
+  party: BenchParty,
+  refreshTokens: string[],
+): autocannon.Options {
+  let next = 0
+  return {
+    url: server.baseUrl,
+    amount: refreshTokens.length,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/oauth/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        setupRequest: (req) => ({
+          ...req,
+          body: new URLSearchParams({
+            token: refreshTokens[next++] ?? 'exhausted',
+            token_type_hint: 'refresh_token',
+            client_id: party.clientId,
+          }).toString(),
+        }),
+      },
+    ],
+  }
+}
+
+/** GET /account/apps: the account page's list of connected applications, as the signed-in bench user. */
+export function accountAppsRequest(server: BenchServer, party: BenchParty): autocannon.Options {
+  return { url: `${server.baseUrl}/account/apps`, headers: { cookie: party.cookie } }
+}

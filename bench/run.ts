@@ -2,13 +2,16 @@ import { clientDocument, type DocumentServer, startDocumentServer } from '../tes
 import {
   BENCH_REDIRECT_URI,
   type BenchParty,
+  accountAppsRequest,
   dpopProofs,
   exchangeCodes,
+  exchangeRequest,
   introspectionRequest,
   mintCodes,
   prepareParty,
   refreshChainRequest,
   registerResourceServer,
+  revocationRequest,
 } from './flow.js'
 import {
   benchRepeat,
@@ -76,30 +79,8 @@ async function runAll(server: BenchServer, scenarios: Scenario[]): Promise<void>
 async function tokenScenarios(server: BenchServer, documents?: DocumentServer): Promise<Scenario[]> {
   const party = await prepareParty(server)
   const codeCount = Number(process.env.BENCH_CODES ?? 30000)
-  const exchange = (codes: string[], dpop?: () => string, client: BenchParty = party): ScenarioOptions => {
-    let next = 0
-    return {
-      url: `${server.baseUrl}/api/oauth/token`,
-      method: 'POST',
-      amount: codes.length,
-      requests: [
-        {
-          setupRequest: (req) => ({
-            ...req,
-            headers: {
-              'content-type': 'application/x-www-form-urlencoded',
-              ...(dpop ? { dpop: dpop() } : {}),
-            },
-            body: new URLSearchParams({
-              code: codes[next++] ?? 'exhausted',
-              code_verifier: client.verifier,
-              client_id: client.clientId,
-            }).toString(),
-          }),
-        },
-      ],
-    }
-  }
+  const exchange = (codes: string[], dpop?: () => string, client: BenchParty = party): ScenarioOptions =>
+    exchangeRequest(server, client, codes, dpop)
   const tokenUrl = `${server.baseUrl}/api/oauth/token`
   let introspected: { basic: string; tokens: Awaited<ReturnType<typeof exchangeCodes>> } | undefined
   const introspection = async () => {
@@ -201,6 +182,20 @@ async function tokenScenarios(server: BenchServer, documents?: DocumentServer): 
       },
       target: 12000,
     })),
+    {
+      // RFC 7009 revocation of refresh tokens, each once: the family is revoked and its event written.
+      name: 'revocation of refresh tokens (POST /api/oauth/revoke)',
+      prepare: async () => {
+        const count = Number(process.env.BENCH_REVOCATIONS ?? 5000)
+        const { refreshTokens } = await exchangeCodes(server, party, await mintCodes(server, party, count))
+        return revocationRequest(server, party, refreshTokens)
+      },
+    },
+    {
+      // The signed-in user's connected applications (the account page).
+      name: 'account app list (GET /account/apps)',
+      prepare: async () => accountAppsRequest(server, party),
+    },
   ]
 }
 

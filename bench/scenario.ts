@@ -8,6 +8,8 @@ export interface ScenarioRow {
   p50: number
   p99: number
   errors: number
+  /** Requests answered in the run. */
+  requests?: number
   target?: number
   /**
    * Microseconds of CPU per request (when measured): the server, the PostgreSQL backends of its
@@ -128,6 +130,7 @@ export async function runScenario(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors,
+    requests: result.requests.total,
     target,
     cpu: before && after ? cpuPerRequest(before, after, result.requests.total) : undefined,
     walPerRequest:

@@ -102,15 +102,19 @@ export async function startBenchServer(
     adminPort?: number
     env?: Record<string, string | undefined>
     database?: string
+    /** Serve the database as it is (e.g. the year-filled one) instead of making it afresh. */
+    keepDatabase?: boolean
   } = {},
 ): Promise<BenchServer> {
   const adminUrlPg = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   const dbName = options.database ?? 'linkauth_bench'
-  const admin = new pg.Client({ connectionString: adminUrlPg })
-  await admin.connect()
-  await admin.query(`drop database if exists ${dbName} with (force)`)
-  await admin.query(`create database ${dbName}`)
-  await admin.end()
+  if (!options.keepDatabase) {
+    const admin = new pg.Client({ connectionString: adminUrlPg })
+    await admin.connect()
+    await admin.query(`drop database if exists ${dbName} with (force)`)
+    await admin.query(`create database ${dbName}`)
+    await admin.end()
+  }
   const url = new URL(adminUrlPg)
   url.pathname = `/${dbName}`
 

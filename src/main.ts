@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   }
   if (!config.adminToken) logger.info({ path: adminTokenPath(config.dataDir) }, 'admin token file')
   logger.info({ issuer: config.issuer }, 'linkauth started')
-  if ((await services.clients.listClients()).length === 0)
+  if (!(await services.clients.hasClients()))
     logFirstRunHint(logger, config, runningFrom(packageRoot), terminal !== undefined)
 
   let stopping = false

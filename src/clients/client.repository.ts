@@ -132,6 +132,15 @@ export async function findClientById(db: Kysely<Database>, id: string): Promise<
   return row && toClient(row)
 }
 
+/**
+ * Whether any client is registered at all (the first-run hint's question): one index probe, where
+ * listClients would read every row (a year's dynamic registrations are hundreds of thousands).
+ */
+export async function hasClients(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom('clients').select('id').limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 export async function listClients(db: Kysely<Database>): Promise<Client[]> {
   const rows = await db.selectFrom('clients').selectAll().orderBy('created_at').orderBy('id').execute()
   return rows.map(toClient)

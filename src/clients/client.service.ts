@@ -21,7 +21,7 @@ import {
   resolveForAuthorization,
 } from './client-lookup.js'
 import { createClientOrigins } from './client-origins.js'
-import { type Client, type ClientMetadata, listClients } from './client.repository.js'
+import { type Client, type ClientMetadata, hasClients, listClients } from './client.repository.js'
 import { ClientRefused, ClientUnavailable } from './client-refused.js'
 import { createMetadataDocumentService, type MetadataDocumentDeps } from './metadata-document.service.js'
 
@@ -75,6 +75,8 @@ export function createClientService(
     isRegisteredOrigin: origins.isRegisteredOrigin,
     isOriginOf: origins.isOriginOf,
     listClients: () => listClients(db),
+    /** Whether any client is registered (without reading them). */
+    hasClients: () => hasClients(db),
     getClient: (id: string): Promise<Client> => getClient(admin, id),
     /** A client that exists and is not disabled, or undefined (client-lookup.ts). */
     findActiveClient: (id: string): Promise<Client | undefined> => findActiveClient(lookup, id),

@@ -3,13 +3,14 @@ import { deleteUser, findUserCredentialsByEmail, insertUser } from '../../src/ac
 import {
   disableClient,
   findClientById,
+  hasClients,
   insertClient,
   listClients,
 } from '../../src/clients/client.repository.js'
 import { isUniqueViolation } from '../../src/db/errors.js'
 import { findLiveGrant, upsertGrant } from '../../src/grants/grant.repository.js'
 import { randomToken } from '../../src/lib/secrets.js'
-import { testEngine } from '../helpers/database.js'
+import { createTestDatabase, testEngine } from '../helpers/database.js'
 import { now, STORAGE_ON, storageSuite } from './storage-suite.js'
 
 /**
@@ -57,6 +58,22 @@ describe(STORAGE_ON, () => {
   })
 
   describe('clients', () => {
+    it('hasClients says whether any client is registered (the first-run hint), without listing them', async () => {
+      const own = await createTestDatabase()
+      try {
+        expect(await hasClients(own.db)).toBe(false)
+        await insertClient(own.db, {
+          id: randomToken(16),
+          name: 'App',
+          redirectUris: ['https://app.example/cb'],
+          scopes: ['links:read'],
+        })
+        expect(await hasClients(own.db)).toBe(true)
+      } finally {
+        await own.close()
+      }
+    })
+
     it('round-trips arrays and timestamps, lists, and disables idempotently', async () => {
       const { db, client } = await fixture()
       expect(await findClientById(db, client.id)).toEqual(client)
