@@ -13,7 +13,8 @@ export function reportSyncFailure(logger: Logger, err: unknown): void {
 /**
  * Runs `sync` every poll interval and at each notification on the signing keys' channel (and when
  * the listener starts); a listener that cannot start or is lost leaves the poll alone. Returns what
- * stops both.
+ * stops both, and waits for a sync already under way: once it resolves, no sync of this watch runs
+ * or lands any more (one in flight could otherwise read a change made after the stop).
  */
 export function watchSigningKeys(deps: {
   sync: () => Promise<void>
@@ -23,12 +24,21 @@ export function watchSigningKeys(deps: {
 }): () => Promise<void> {
   const { sync, logger, pollIntervalMs } = deps
   const report = (err: unknown) => reportSyncFailure(logger, err)
-  let timer: NodeJS.Timeout | undefined = setInterval(() => sync().catch(report), pollIntervalMs)
+  const running = new Set<Promise<void>>()
+  let ended = false
+  const run = () => {
+    if (ended) return
+    const done: Promise<void> = sync()
+      .catch(report)
+      .finally(() => running.delete(done))
+    running.add(done)
+  }
+  let timer: NodeJS.Timeout | undefined = setInterval(run, pollIntervalMs)
   timer.unref()
   let stopListening: Promise<StopListening | undefined> | undefined = deps
     .listen?.(SIGNING_KEYS_CHANNEL, {
-      notify: () => void sync().catch(report),
-      listening: () => void sync().catch(report),
+      notify: run,
+      listening: run,
       lost: (err) => logger.warn({ err, pollIntervalMs }, 'signing key listener lost; polling meanwhile'),
     })
     .catch((err: unknown) => {
@@ -36,6 +46,7 @@ export function watchSigningKeys(deps: {
       return undefined
     })
   return async () => {
+    ended = true
     if (timer) clearInterval(timer)
     timer = undefined
     const stopped = stopListening
@@ -43,5 +54,6 @@ export function watchSigningKeys(deps: {
     await (
       await stopped
     )?.()
+    await Promise.all(running)
   }
 }
