@@ -286,7 +286,7 @@ describe('the operator’s policy (CLIENT_METADATA_SCOPES) is the ceiling', () =
   it('narrowed after a registration: it bounds that registration too, its defaults included', async () => {
     // Registered under the unlimited policy of `t`; asked under the narrower one of `limited`.
     const id = (await register(t, { scope: 'products:sync' })).client_id
-    for (const extra of [{ scope: 'products:sync' }, {}]) {
+    for (const extra of [{ scope: 'products:sync' }, {}] as Record<string, string>[]) {
       const res = await new Browser(limited.app).get(
         `/oauth/authorize?${new URLSearchParams(request(id, extra))}`,
       )
