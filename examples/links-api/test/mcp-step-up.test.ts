@@ -1,22 +1,16 @@
-import type { FastifyInstance } from 'fastify'
-import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { auth as aiSdkAuth, createMCPClient, type OAuthClientProvider as AiSdkProvider } from '@ai-sdk/mcp'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildLinksApp } from '../../examples/links-api/src/app.js'
+import { describe, expect, it } from 'vitest'
+import { PASSWORD } from '../../../test/helpers/browser.js'
+import { clientDocument } from '../../../test/helpers/document-server.js'
 import {
-  createLinksTestDatabase,
-  type LinksTestDatabase,
-} from '../../examples/links-api/test/links-database.js'
-import { listenTestApp, type TestApp } from '../helpers/app.js'
-import { PASSWORD } from '../helpers/browser.js'
-import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
-import { AGENT_REDIRECT_URI, type AgentRegistration, BrowserAgentProvider } from '../helpers/mcp-agent.js'
-import { freePort } from '../helpers/net.js'
-import { captureLogger } from '../helpers/resource.js'
-import { registerApi } from '../helpers/resource-apis.js'
+  AGENT_REDIRECT_URI,
+  type AgentRegistration,
+  BrowserAgentProvider,
+} from '../../../test/helpers/mcp-agent.js'
+import { documents, issuer, mcpUrl, t, useMcpServices } from './mcp-services.js'
 
 /**
  * Issue 38 §3 with the agents' own libraries: an agent nobody registered (a dynamic registration,
@@ -25,50 +19,7 @@ import { registerApi } from '../helpers/resource-apis.js'
  * then answers 403 insufficient_scope; the agent asks again for `links:read links:write`, the person
  * allows, and the call succeeds: the same client, one app on the person's /account/apps.
  */
-let t: TestApp
-let issuer: string
-let documents: DocumentServer
-let linksDb: LinksTestDatabase
-let restVerifier: ResourceVerifier
-let mcpVerifier: ResourceVerifier
-let linksApp: FastifyInstance
-let mcpUrl: URL
-
-beforeAll(async () => {
-  documents = await startDocumentServer()
-  ;({ t, issuer } = await listenTestApp({ env: { CLIENT_METADATA_TEST_CA: documents.caPath } }))
-  const port = await freePort()
-  const linksBase = `http://127.0.0.1:${port}`
-  mcpUrl = new URL(`${linksBase}/mcp`)
-  const scopes = ['links:read', 'links:write']
-  const rest = await registerApi(t, { name: 'Links API', resource: `${linksBase}/api`, scopes })
-  const mcp = await registerApi(t, { name: 'Links for AI agents', resource: mcpUrl.href, scopes })
-  const logger = captureLogger().logger
-  restVerifier = await createResourceVerifier({
-    issuer,
-    resource: `${linksBase}/api`,
-    credentials: rest,
-    logger,
-  })
-  mcpVerifier = await createResourceVerifier({ issuer, resource: mcpUrl.href, credentials: mcp, logger })
-  linksDb = await createLinksTestDatabase(t.database)
-  linksApp = await buildLinksApp({
-    config: { publicUrl: linksBase },
-    db: linksDb.db,
-    verifier: restVerifier,
-    mcp: { verifier: mcpVerifier, sessionSecret: 'test session secret, 32 bytes or more' },
-  })
-  await linksApp.listen({ port, host: '127.0.0.1' })
-}, 60_000)
-
-afterAll(async () => {
-  await linksApp?.close()
-  await restVerifier?.close()
-  await mcpVerifier?.close()
-  await linksDb?.close()
-  await t?.close()
-  await documents?.close()
-})
+useMcpServices()
 
 const WIDER = 'links:read links:write'
 
@@ -120,9 +71,8 @@ async function expectOneClient(provider: BrowserAgentProvider, registration: Age
   const clients = await t.database.db
     .selectFrom('clients')
     .select(['id', 'kind', 'default_scopes'])
-    .where('name', '=', 'Test agent')
-    .where('created_at', '>=', startedAt)
     .execute()
+    .then((rows) => rows.filter((row) => !known.includes(row.id)))
   expect(clients).toEqual([
     {
       id: clientId,
@@ -135,13 +85,14 @@ async function expectOneClient(provider: BrowserAgentProvider, registration: Age
   expect(apps[0]!.scopes.map((s) => s.scope)).toEqual(['links:read', 'links:write'])
 }
 
-let startedAt: Date
+/** The client ids that existed before the test: what it added is the rest. */
+let known: string[]
 describe.each([
   { name: 'dynamic registration (RFC 7591)', register: (): AgentRegistration => ({ kind: 'dynamic' }) },
   { name: 'a Client ID Metadata Document', register: metadataDocument },
 ])('the official SDK, an agent known by $name', ({ register }) => {
   it('links:read first, 403 on create_link, the union asked and allowed, the call succeeds: one app', async () => {
-    startedAt = await dbNow()
+    known = await clientIds()
     const registration = register()
     const provider = await agent(registration)
     // From the bare URL: discovery, registration (dynamic: with scope "links:read"), authorization.
@@ -177,7 +128,7 @@ describe.each([
 
 describe('@ai-sdk/mcp, an agent it registers itself (RFC 7591)', () => {
   it('links:read first, 403 on create_link, the host asks for the union, the call succeeds: one app', async () => {
-    startedAt = await dbNow()
+    known = await clientIds()
     const registration: AgentRegistration = { kind: 'dynamic' }
     const provider = await agent(registration)
     const aiProvider = provider as unknown as AiSdkProvider
@@ -217,11 +168,6 @@ describe('@ai-sdk/mcp, an agent it registers itself (RFC 7591)', () => {
   })
 })
 
-/** The database's clock: clients rows are stamped by it (housekeeping compares it). */
-async function dbNow(): Promise<Date> {
-  const row = await t.database.db
-    .selectNoFrom((eb) => eb.fn<Date>('now', []).as('now'))
-    .executeTakeFirstOrThrow()
-  // Less a second: a dynamic registration is stamped by the server's clock, not the database's.
-  return new Date(row.now.getTime() - 1000)
+async function clientIds(): Promise<string[]> {
+  return (await t.database.db.selectFrom('clients').select('id').execute()).map((r) => r.id)
 }
