@@ -5,6 +5,7 @@ interface ClientJson {
   name: string
   redirect_uris: string[]
   scopes: string[]
+  default_scopes?: string[]
   created_at: string
   disabled_at: string | null
   require_dpop?: boolean
@@ -20,6 +21,7 @@ const showClient = (c: ClientJson) =>
     `name:          ${c.name}`,
     `redirect_uris: ${c.redirect_uris.join(' ')}`,
     `scopes:        ${c.scopes.join(' ')}`,
+    ...(c.default_scopes ? [`default_scopes: ${c.default_scopes.join(' ')}`] : []),
     ...(c.description ? [`description:   ${c.description}`] : []),
     ...(c.homepage_url ? [`homepage_url:  ${c.homepage_url}`] : []),
     ...(c.privacy_policy_url ? [`privacy:       ${c.privacy_policy_url}`] : []),
@@ -37,12 +39,22 @@ const METADATA_OPTIONS = {
   description: 'description',
 } as const
 
+/** What `clients update --clear` removes, by API field: the metadata, and the default scopes (then all). */
+const CLEARABLE = { ...METADATA_OPTIONS, 'default-scopes': 'default_scopes' } as const
+
+/** `--default-scope`: what a request without `scope` gets (RFC 6749 §3.3), among the allowed scopes. */
+const DEFAULT_SCOPE_OPTION = {
+  type: 'string',
+  multiple: true,
+  description: 'a scope a request without `scope` gets (default: all its allowed scopes)',
+} as const
+
 /** `clients …`: registering, changing, disabling and blocking applications. */
 export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients create',
     usage:
-      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--require-dpop]',
+      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--require-dpop]',
     summary: 'register an application; prints its client_id',
     options: {
       name: { type: 'string', required: true, description: 'the name users see on the consent page' },
@@ -53,6 +65,7 @@ export const CLIENT_COMMANDS: Command[] = [
         description: 'an exact redirect URI (1–10)',
       },
       scope: { type: 'string', multiple: true, description: 'an allowed scope (default: all four)' },
+      'default-scope': DEFAULT_SCOPE_OPTION,
       'require-dpop': {
         type: 'boolean',
         description: 'refuse token requests without a DPoP proof (RFC 9449): every token bound to a key',
@@ -63,6 +76,7 @@ export const CLIENT_COMMANDS: Command[] = [
         name: v.name,
         redirect_uris: v['redirect-uri'],
         ...(v.scope ? { scopes: v.scope } : {}),
+        ...(v['default-scope'] ? { default_scopes: v['default-scope'] } : {}),
         ...(v['require-dpop'] ? { require_dpop: true } : {}),
       }),
     show: (r) => showClient(r as ClientJson),
@@ -108,7 +122,7 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients update',
     usage:
-      'clients update CLIENT_ID [--name NAME] [--redirect-uri URI ...] [--scope SCOPE ...] [--description TEXT] [--homepage-url URL] [--privacy-policy-url URL] [--terms-url URL] [--clear FIELD ...]',
+      'clients update CLIENT_ID [--name NAME] [--redirect-uri URI ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--description TEXT] [--homepage-url URL] [--privacy-policy-url URL] [--terms-url URL] [--clear FIELD ...]',
     summary: 'change an application (only what is given); removing a scope revokes what was granted with it',
     options: {
       name: { type: 'string', description: 'the name users see on the consent page' },
@@ -122,6 +136,7 @@ export const CLIENT_COMMANDS: Command[] = [
         multiple: true,
         description: 'the full new list of scopes; tokens holding a scope left out stop working at once',
       },
+      'default-scope': DEFAULT_SCOPE_OPTION,
       description: { type: 'string', description: 'plain text users see on the consent page (≤ 300)' },
       'homepage-url': { type: 'string', description: 'https link to the application' },
       'privacy-policy-url': { type: 'string', description: 'https link to its privacy policy' },
@@ -129,7 +144,8 @@ export const CLIENT_COMMANDS: Command[] = [
       clear: {
         type: 'string',
         multiple: true,
-        description: 'remove one of: description, homepage-url, privacy-policy-url, terms-url',
+        description:
+          'remove one of: description, homepage-url, privacy-policy-url, terms-url, default-scopes (then all its scopes)',
       },
     },
     positionals: ['CLIENT_ID'],
@@ -138,10 +154,11 @@ export const CLIENT_COMMANDS: Command[] = [
       if (v.name !== undefined) body.name = v.name
       if (v['redirect-uri'] !== undefined) body.redirect_uris = v['redirect-uri']
       if (v.scope !== undefined) body.scopes = v.scope
+      if (v['default-scope'] !== undefined) body.default_scopes = v['default-scope']
       for (const [option, field] of Object.entries(METADATA_OPTIONS))
         if (v[option] !== undefined) body[field] = v[option]
       for (const option of (v.clear as string[] | undefined) ?? []) {
-        const field = METADATA_OPTIONS[option as keyof typeof METADATA_OPTIONS]
+        const field = CLEARABLE[option as keyof typeof CLEARABLE]
         // Sent as given: the server names the field it does not know.
         body[field ?? option] = null
       }

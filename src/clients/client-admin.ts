@@ -5,7 +5,7 @@ import { type AuditRecorder, OPERATOR, type RequestFacts } from '../audit/audit.
 import { ProblemError } from '../errors.js'
 import type { ClientNarrowing, GrantService } from '../grants/grant.service.js'
 import type { Clock } from '../lib/clock.js'
-import { ALL_SCOPES, normalizeScopes } from '../lib/scopes.js'
+import { ALL_SCOPES, isSubset, normalizeScopes } from '../lib/scopes.js'
 import { isClientId, newClientId } from '../lib/identifiers.js'
 import type { ClientUpdate, NewClient } from './client-input.js'
 import {
@@ -37,6 +37,17 @@ export interface ClientAdminDeps {
 
 const noSuchClient = () => new ProblemError(404, 'No client with this id.')
 
+/** The operator's default scopes, normalized; 400 unless among the client's scopes (null: all of them). */
+function checkedDefaultScopes(defaults: string[] | null, scopes: readonly string[]): string[] | null {
+  if (defaults === null) return null
+  if (!isSubset(defaults, scopes))
+    throw new ProblemError(
+      400,
+      `default_scopes must be among the client's scopes (${scopes.join(' ')}); to narrow scopes below them, send default_scopes too (null: all of them).`,
+    )
+  return normalizeScopes(defaults)
+}
+
 /** The client with this id, disabled or not; unknown id → 404. */
 export async function getClient(deps: Pick<ClientAdminDeps, 'db'>, id: string): Promise<Client> {
   const client = await findClientById(deps.db, id)
@@ -50,12 +61,15 @@ export async function createClient(
   input: NewClient,
   from: RequestFacts | undefined,
 ): Promise<Client> {
+  const scopes = normalizeScopes(input.scopes ?? ALL_SCOPES)
+  const defaultScopes = checkedDefaultScopes(input.default_scopes ?? null, scopes)
   const client = await deps.db.transaction().execute(async (trx) => {
     const created = await insertClient(trx, {
       id: newClientId(),
       name: input.name,
       redirectUris: input.redirect_uris,
-      scopes: normalizeScopes(input.scopes ?? ALL_SCOPES),
+      scopes,
+      defaultScopes,
       requireDpop: input.require_dpop ?? false,
       metadata: metadataOf(input),
     })
@@ -64,7 +78,12 @@ export async function createClient(
       actor: OPERATOR,
       target: { kind: 'client', id: created.id },
       clientId: created.id,
-      details: { name: created.name, redirect_uris: created.redirectUris, scopes: created.scopes },
+      details: {
+        name: created.name,
+        redirect_uris: created.redirectUris,
+        scopes: created.scopes,
+        ...(created.defaultScopes ? { default_scopes: created.defaultScopes } : {}),
+      },
       from,
     })
     return created
@@ -93,10 +112,15 @@ export async function updateClient(
     if (!current) throw noSuchClient()
     const scopes = patch.scopes ? normalizeScopes(patch.scopes) : current.scopes
     const redirectUris = patch.redirect_uris ?? current.redirectUris
+    const defaultScopes = checkedDefaultScopes(
+      patch.default_scopes !== undefined ? patch.default_scopes : current.defaultScopes,
+      scopes,
+    )
     const client = await updateClientRow(trx, id, {
       name: patch.name,
       redirectUris: patch.redirect_uris,
       scopes: patch.scopes ? scopes : undefined,
+      defaultScopes: patch.default_scopes !== undefined ? defaultScopes : undefined,
       metadata: metadataOf(patch),
     })
     const scopeRemoved = current.scopes.some((s) => !scopes.includes(s))
@@ -113,6 +137,9 @@ export async function updateClient(
       details: {
         fields: Object.keys(patch).filter((k) => patch[k as keyof ClientUpdate] !== undefined),
         ...(patch.scopes ? { scopes, previous_scopes: current.scopes } : {}),
+        ...(patch.default_scopes !== undefined
+          ? { default_scopes: defaultScopes, previous_default_scopes: current.defaultScopes }
+          : {}),
         ...(patch.redirect_uris ? { redirect_uris: redirectUris, removed_redirect_uris: removedUris } : {}),
         ...(narrowing
           ? {

@@ -4,6 +4,13 @@ import { displayMetadataFields } from './display-metadata.js'
 import { redirectUriProblem } from './redirect-uri.js'
 
 /** The fields of a client the operator sends to register or change it (POST and PATCH /admin/clients). */
+const knownScopes = z
+  .array(
+    z.string().refine(isKnownScope, { error: `unknown scope; known scopes: ${ALL_SCOPES.join(', ')}` }),
+    'a list of scopes',
+  )
+  .min(1, 'at least one scope')
+
 const clientFields = {
   name: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters'),
   redirect_uris: z
@@ -17,13 +24,9 @@ const clientFields = {
     .min(1, 'at least one redirect URI')
     .max(10, 'at most 10 redirect URIs')
     .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a redirect URI'),
-  scopes: z
-    .array(
-      z.string().refine(isKnownScope, { error: `unknown scope; known scopes: ${ALL_SCOPES.join(', ')}` }),
-      'a list of scopes',
-    )
-    .min(1, 'at least one scope')
-    .optional(),
+  scopes: knownScopes.optional(),
+  /** RFC 6749 §3.3: what a request without `scope` gets, among `scopes`; left out: all of them. */
+  default_scopes: knownScopes.optional(),
 }
 
 export const newClientSchema = z.object({
@@ -45,6 +48,8 @@ export const clientUpdateSchema = z
     name: clientFields.name.optional(),
     redirect_uris: clientFields.redirect_uris.optional(),
     scopes: clientFields.scopes,
+    /** null: back to all of its scopes. */
+    default_scopes: knownScopes.nullable().optional(),
     ...displayMetadataFields,
   })
   .refine((patch) => Object.values(patch).some((v) => v !== undefined), 'name at least one field to change')

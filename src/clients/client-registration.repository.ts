@@ -12,6 +12,8 @@ export interface DocumentClientFields {
   name: string
   redirectUris: string[]
   scopes: string[]
+  /** What it states as its `scope`, within the operator's policy; null: all of `scopes`. */
+  defaultScopes: string[] | null
   metadata: ClientMetadata
   fetchedAt: Date
   expiresAt: Date
@@ -38,6 +40,7 @@ export async function upsertDocumentClient(
     name: fields.name,
     redirect_uris: fields.redirectUris,
     scopes: fields.scopes,
+    default_scopes: fields.defaultScopes,
     document_fetched_at: fields.fetchedAt,
     document_expires_at: fields.expiresAt,
     ...metadataColumns(fields.metadata),

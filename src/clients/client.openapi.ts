@@ -16,7 +16,11 @@ export const clientSchema = z.object({
   client_id: z.string(),
   name: z.string(),
   redirect_uris: z.array(z.string()),
-  scopes: z.array(z.string()),
+  scopes: z.array(z.string()).meta({ description: 'The most it may be granted.' }),
+  default_scopes: z.array(z.string()).meta({
+    description:
+      'What an authorization request without `scope` gets (RFC 6749 §3.3), among `scopes`: the operator’s choice, else all of them; for a self-registered client, the scope it registered or its document states.',
+  }),
   homepage_url: z.string().nullable(),
   privacy_policy_url: z.string().nullable(),
   terms_url: z.string().nullable(),

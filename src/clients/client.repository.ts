@@ -7,7 +7,10 @@ export interface Client {
   id: string
   name: string
   redirectUris: string[]
+  /** The most it may be granted: a request beyond them is invalid_scope. */
   scopes: string[]
+  /** What a request without `scope` gets, among `scopes` (migration 0020); null: all of them. */
+  defaultScopes: string[] | null
   createdAt: Date
   disabledAt: Date | null
   /** RFC 9449: every token request of this client must carry a DPoP proof (migration 0008). */
@@ -18,6 +21,11 @@ export interface Client {
   kind: ClientKind
   /** A metadata document's: until when the copy read is fresh; null for the other kinds. */
   documentExpiresAt: Date | null
+}
+
+/** What an authorization request without `scope` gets (RFC 6749 §3.3): its defaults, else all its scopes. */
+export function defaultScopesOf(client: Pick<Client, 'scopes' | 'defaultScopes'>): string[] {
+  return client.defaultScopes ?? client.scopes
 }
 
 export interface ClientMetadata {
@@ -33,6 +41,7 @@ export function toClient(row: Row<'clients'>): Client {
     name: row.name,
     redirectUris: row.redirect_uris,
     scopes: row.scopes,
+    defaultScopes: row.default_scopes,
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
     requireDpop: row.require_dpop,
@@ -64,6 +73,7 @@ export async function insertClient(
     name: string
     redirectUris: string[]
     scopes: string[]
+    defaultScopes?: string[] | null
     requireDpop?: boolean
     metadata?: Partial<ClientMetadata>
     kind?: ClientKind
@@ -79,6 +89,7 @@ export async function insertClient(
       name: client.name,
       redirect_uris: client.redirectUris,
       scopes: client.scopes,
+      default_scopes: client.defaultScopes ?? null,
       require_dpop: client.requireDpop ?? false,
       ...metadataColumns(client.metadata ?? {}),
       ...(client.kind ? { kind: client.kind } : {}),
@@ -100,7 +111,14 @@ export async function lockClient(trx: Kysely<Database>, id: string): Promise<Cli
 export async function updateClient(
   db: Kysely<Database>,
   id: string,
-  fields: { name?: string; redirectUris?: string[]; scopes?: string[]; metadata?: Partial<ClientMetadata> },
+  fields: {
+    name?: string
+    redirectUris?: string[]
+    scopes?: string[]
+    /** null: all of its scopes. */
+    defaultScopes?: string[] | null
+    metadata?: Partial<ClientMetadata>
+  },
 ): Promise<Client> {
   const row = await db
     .updateTable('clients')
@@ -108,6 +126,7 @@ export async function updateClient(
       ...(fields.name !== undefined ? { name: fields.name } : {}),
       ...(fields.redirectUris !== undefined ? { redirect_uris: fields.redirectUris } : {}),
       ...(fields.scopes !== undefined ? { scopes: fields.scopes } : {}),
+      ...(fields.defaultScopes !== undefined ? { default_scopes: fields.defaultScopes } : {}),
       ...metadataColumns(fields.metadata ?? {}),
     })
     .where('id', '=', id)

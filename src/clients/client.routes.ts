@@ -5,6 +5,7 @@ import {
   type Client,
   type ClientNarrowing,
   clientUpdateSchema,
+  defaultScopesOf,
   newClientSchema,
   type ClientService,
 } from './client.service.js'
@@ -15,6 +16,7 @@ export function clientJson(client: Client) {
     name: client.name,
     redirect_uris: client.redirectUris,
     scopes: client.scopes,
+    default_scopes: defaultScopesOf(client),
     homepage_url: client.metadata.homepageUrl,
     privacy_policy_url: client.metadata.privacyPolicyUrl,
     terms_url: client.metadata.termsUrl,

@@ -21,12 +21,26 @@ import {
   resolveForAuthorization,
 } from './client-lookup.js'
 import { createClientOrigins } from './client-origins.js'
-import { type Client, type ClientMetadata, hasClients, listClients } from './client.repository.js'
+import {
+  type Client,
+  type ClientMetadata,
+  defaultScopesOf,
+  hasClients,
+  listClients,
+} from './client.repository.js'
 import { ClientRefused, ClientUnavailable } from './client-refused.js'
 import { createMetadataDocumentService, type MetadataDocumentDeps } from './metadata-document.service.js'
+import { requestableScopes } from './scope-policy.js'
 
 export type { Client, ClientMetadata, ClientNarrowing, ClientUpdate, NewClient, UpdatedClient }
-export { ClientRefused, ClientUnavailable, clientUpdateSchema, newClientSchema }
+export {
+  ClientRefused,
+  ClientUnavailable,
+  clientUpdateSchema,
+  defaultScopesOf,
+  newClientSchema,
+  requestableScopes,
+}
 
 /**
  * Clients: wiring only. Each concern is a module of plain functions over the dependencies built

@@ -1,6 +1,6 @@
-import { ALL_SCOPES } from '../lib/scopes.js'
 import { ClientMetadataProblem, readStatedMetadata, type StatedClientMetadata } from './client-metadata.js'
 import { ClientRefused } from './client-refused.js'
+import { type ScopePolicyConfig, selfRegisteredScopes } from './scope-policy.js'
 
 /**
  * Checking a fetched metadata document: it names itself (its client_id is exactly the URL it came
@@ -10,16 +10,14 @@ import { ClientRefused } from './client-refused.js'
 
 export interface CheckedDocument {
   stated: StatedClientMetadata
-  /** What it asks for within what the operator allows (CLIENT_METADATA_SCOPES; empty: all). */
+  /** The most it may be granted: what the operator allows such applications (scope-policy.ts). */
   scopes: string[]
+  /** What it states as its `scope`, within those: its default; null when it states none of ours. */
+  defaultScopes: string[] | null
 }
 
 /** The document's metadata, or ClientRefused saying what is wrong with it. */
-export function checkDocument(
-  clientId: string,
-  body: unknown,
-  allowedScopes: readonly string[],
-): CheckedDocument {
+export function checkDocument(clientId: string, body: unknown, policy: ScopePolicyConfig): CheckedDocument {
   let stated
   try {
     const document = body as Record<string, unknown> | null
@@ -31,13 +29,12 @@ export function checkDocument(
       throw new ClientRefused(`The application's metadata document is not acceptable: ${err.message}.`)
     throw err
   }
-  const allowed: readonly string[] = allowedScopes.length > 0 ? allowedScopes : ALL_SCOPES
-  const scopes = (stated.scopes ?? ALL_SCOPES).filter((s) => allowed.includes(s))
-  if (scopes.length === 0)
+  const scopes = selfRegisteredScopes(policy, 'metadata_document', stated.scopes)
+  if (!scopes)
     throw new ClientRefused(
       'The application asks only for scopes this server does not give such applications.',
     )
-  return { stated, scopes }
+  return { stated, ...scopes }
 }
 
 /** Seconds to keep a document: its max-age (none: the minimum), within the operator's bounds. */

@@ -93,7 +93,7 @@ export async function refreshDocument(
     }
     throw new ClientRefused(`The application's metadata document could not be used: ${err.message}.`)
   }
-  const { stated, scopes } = checkDocument(clientId, fetched.body, config.clientMetadataScopes)
+  const { stated, scopes, defaultScopes } = checkDocument(clientId, fetched.body, config)
   retryAfter.delete(clientId)
   const seconds = freshnessSeconds(
     fetched.cacheControl,
@@ -110,6 +110,7 @@ export async function refreshDocument(
       name: stated.name ?? host,
       redirectUris: stated.redirectUris,
       scopes,
+      defaultScopes,
       metadata: {
         homepageUrl: stated.homepageUrl,
         privacyPolicyUrl: stated.privacyPolicyUrl,

@@ -13,7 +13,6 @@ import { OAuthError, RateLimitedError } from '../errors.js'
 import type { GrantService } from '../grants/grant.service.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { isClientId, newClientId, newSecret } from '../lib/identifiers.js'
-import { ALL_SCOPES } from '../lib/scopes.js'
 import { constantTimeEqual, sha256 } from '../lib/secrets.js'
 import type { CounterStore } from '../rate-limit/counter-store.js'
 import { ClientMetadataProblem, readStatedMetadata } from './client-metadata.js'
@@ -24,7 +23,8 @@ import {
   findDynamicClient,
   lockUnusedDynamicClients,
 } from './client-registration.repository.js'
-import { type Client, insertClient } from './client.repository.js'
+import { type Client, defaultScopesOf, insertClient } from './client.repository.js'
+import { selfRegisteredScopes } from './scope-policy.js'
 
 /**
  * Dynamic client registration (RFC 7591) with RFC 7592 read and delete, public clients only, kept
@@ -61,7 +61,8 @@ export function registrationJson(client: Client, issuer: string, registrationTok
     client_id_issued_at: Math.floor(client.createdAt.getTime() / 1000),
     client_name: client.name,
     redirect_uris: client.redirectUris,
-    scope: client.scopes.join(' '),
+    // What it registered: its default (docs/design.md §4); it may ask for more within the policy.
+    scope: defaultScopesOf(client).join(' '),
     token_endpoint_auth_method: 'none',
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
@@ -141,9 +142,8 @@ export function createDynamicRegistrationService(deps: {
           'Too many registrations are waiting for their first use; try again later.',
           503,
         )
-      const allowed = config.clientMetadataScopes.length > 0 ? config.clientMetadataScopes : ALL_SCOPES
-      const scopes = (stated.scopes ?? ALL_SCOPES).filter((s) => allowed.includes(s))
-      if (scopes.length === 0)
+      const scopes = selfRegisteredScopes(config, 'dynamic', stated.scopes)
+      if (!scopes)
         throw new OAuthError(
           'invalid_client_metadata',
           'scope names no scope this server gives such applications.',
@@ -155,7 +155,8 @@ export function createDynamicRegistrationService(deps: {
           id: newClientId(),
           name: stated.name ?? 'Unnamed application',
           redirectUris: stated.redirectUris,
-          scopes,
+          scopes: scopes.scopes,
+          defaultScopes: scopes.defaultScopes,
           kind: 'dynamic',
           registrationTokenHash: sha256(registrationToken),
           createdAt: clock.now(),
@@ -170,7 +171,12 @@ export function createDynamicRegistrationService(deps: {
           actor: { kind: 'anonymous' },
           target: { kind: 'client', id: created.id },
           clientId: created.id,
-          details: { name: created.name, redirect_uris: created.redirectUris, scopes: created.scopes },
+          details: {
+            name: created.name,
+            redirect_uris: created.redirectUris,
+            scopes: created.scopes,
+            default_scopes: defaultScopesOf(created),
+          },
           from,
         })
         return created

@@ -35,6 +35,8 @@ export interface ClientsTable {
   document_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** SHA-256 of a dynamic registration's access token (RFC 7592). */
   registration_token_hash: ColumnType<string | null, string | null | undefined, string | null>
+  /** What a request without `scope` gets (migration 0020); null: all of `scopes`. */
+  default_scopes: ColumnType<string[] | null, string[] | null | undefined, string[] | null>
 }
 
 export type ClientKind = 'registered' | 'metadata_document' | 'dynamic'

@@ -1,7 +1,7 @@
 import type { OAuthErrorCode } from '../errors.js'
 import { isValidS256Challenge } from '../lib/pkce.js'
 import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
-import { isKnownScope, isSubset, parseScopeParameter } from '../lib/scopes.js'
+import { isKnownScope, isSubset, normalizeScopes, parseScopeParameter } from '../lib/scopes.js'
 
 /** The query as Fastify parses it: a repeated parameter arrives as an array. */
 export type RawQuery = Record<string, string | string[] | undefined>
@@ -26,7 +26,12 @@ export type ClientTargetResult =
   { ok: true; clientId: string; redirectUri: string } | { ok: false; description: string }
 
 export type ValidationResult =
-  | { ok: true; request: AuthorizationRequest }
+  | {
+      ok: true
+      request: AuthorizationRequest
+      /** It named no scope: `scopes` are the client's defaults (RFC 6749 §3.3), to be narrowed by `resource`. */
+      scopesDefaulted: boolean
+    }
   | { ok: false; error: OAuthErrorCode; description: string; state: string | null }
 
 /** RFC 6749 §3.1: parameters we know and that must not appear twice (`resource` may: RFC 8707 §2). */
@@ -82,10 +87,17 @@ function echoableState(query: RawQuery): string | null {
 /**
  * Step two, once the redirect_uri is trusted: every other parameter, in a fixed order, so that
  * each failure has one predictable error code. Unknown parameters are ignored (RFC 6749 §3.1).
+ * Without `scope` the request gets `defaultScopes` (RFC 6749 §3.3); without those either (the one-
+ * statement path, which does not read the client), `scope` is required.
  */
 export function validateAuthorizationParameters(
   query: RawQuery,
-  target: { clientId: string; redirectUri: string; allowedScopes: readonly string[] },
+  target: {
+    clientId: string
+    redirectUri: string
+    allowedScopes: readonly string[]
+    defaultScopes?: readonly string[]
+  },
 ): ValidationResult {
   const state = echoableState(query)
   const fail = (error: OAuthErrorCode, description: string): ValidationResult => ({
@@ -114,8 +126,11 @@ export function validateAuthorizationParameters(
   }
 
   const scopeParameter = single(query, 'scope')
-  if (scopeParameter === undefined) return fail('invalid_scope', 'scope is required.')
-  const scopes = parseScopeParameter(scopeParameter)
+  const scopesDefaulted = scopeParameter === undefined
+  if (scopesDefaulted && !target.defaultScopes) return fail('invalid_scope', 'scope is required.')
+  const scopes = scopesDefaulted
+    ? normalizeScopes(target.defaultScopes ?? [])
+    : parseScopeParameter(scopeParameter)
   if (!scopes) return fail('invalid_scope', 'scope must be scope names separated by single spaces.')
   const unknown = scopes.find((s) => !isKnownScope(s))
   if (unknown !== undefined) return fail('invalid_scope', `Unknown scope: ${unknown}.`)
@@ -153,6 +168,7 @@ export function validateAuthorizationParameters(
       resources,
       dpopJkt,
     },
+    scopesDefaulted,
   }
 }
 

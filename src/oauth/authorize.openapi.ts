@@ -3,7 +3,12 @@ import { open, type Operations } from '../openapi/describe.js'
 const queryParameters: [name: string, required: boolean, description: string][] = [
   ['client_id', true, 'The client_id the operator issued.'],
   ['redirect_uri', true, 'Exactly one of the registered redirect URIs (exact string match).'],
-  ['scope', true, 'Space-separated scopes.'],
+  [
+    'scope',
+    false,
+    'Space-separated scopes. Left out: the application’s default scopes (RFC 6749 §3.3), with `resource` ' +
+      'only those the named APIs serve; `invalid_scope` when none applies.',
+  ],
   ['code_challenge', true, 'BASE64URL(SHA-256(code_verifier)): 43 characters.'],
   ['code_challenge_method', false, '`S256` (the default; `plain` is refused).'],
   ['response_type', false, '`code` (the default and only value).'],

@@ -20,6 +20,7 @@ import {
   ClientRefused,
   type ClientService,
   ClientUnavailable,
+  requestableScopes,
 } from '../clients/client.service.js'
 import { isLoopbackRedirectUri, isNativeRedirectUri, redirectUriMatches } from '../clients/redirect-uri.js'
 import { requestOf } from './authorize.service.js'
@@ -54,7 +55,7 @@ function unverifiedLabel(client: Pick<Client, 'id' | 'kind' | 'redirectUris'>): 
  */
 export function authorizeRoutes(
   services: AuthorizeServices,
-  config: Pick<Config, 'issuer' | 'sessionTtl' | 'requireResource'>,
+  config: Pick<Config, 'issuer' | 'sessionTtl' | 'requireResource' | 'clientMetadataScopes'>,
 ) {
   const cookies = sessionCookies(config)
 
@@ -105,6 +106,7 @@ export function authorizeRoutes(
       !services.clients.isAcceptedClientId(target.clientId)
     )
       return undefined
+    // Without defaultScopes, a request without scope fails here: its client's defaults are read the long way.
     const result = validateAuthorizationParameters(query, { ...target, allowedScopes: ALL_SCOPES })
     // Resource indicators need their registry looked up, and a required one its refusal: the long way.
     if (
@@ -214,7 +216,12 @@ export function authorizeRoutes(
       const atOnce = await issueAtOnce(request, query, target)
       if (atOnce) return toClient(reply, atOnce.auth, { code: atOnce.code })
       const client = await trustedClient(target.clientId, target.redirectUri, request)
-      const result = validateAuthorizationParameters(query, { ...target, allowedScopes: client.scopes })
+      const scopes = requestableScopes(config, client)
+      const result = validateAuthorizationParameters(query, {
+        ...target,
+        allowedScopes: scopes.allowed,
+        defaultScopes: scopes.defaults,
+      })
       if (!result.ok) {
         return redirectError(
           reply,
@@ -227,10 +234,10 @@ export function authorizeRoutes(
         services.resourceServers,
         result.request.resources,
         result.request.scopes,
-        config.requireResource,
+        { required: config.requireResource, scopesDefaulted: result.scopesDefaulted },
       )
       if (!targets.ok) return redirectError(reply, result.request, targets.error, targets.description)
-      return proceed(request, reply, result.request, client)
+      return proceed(request, reply, { ...result.request, scopes: targets.scopes }, client)
     })
 
     app.get('/oauth/authorize/continue', async (request, reply) => {

@@ -8,7 +8,13 @@ export type { ResourceTarget }
 type Targets = Pick<ResourceServerService, 'findTargets'>
 
 export type AuthorizationTargets =
-  { ok: true; targets: ResourceTarget[] } | { ok: false; error: OAuthErrorCode; description: string }
+  | {
+      ok: true
+      targets: ResourceTarget[]
+      /** The request's scopes; defaults narrowed to those the named APIs serve. */
+      scopes: string[]
+    }
+  | { ok: false; error: OAuthErrorCode; description: string }
 
 /** RFC 8707 §2: what REQUIRE_RESOURCE answers a request that names no API. */
 export const RESOURCE_REQUIRED =
@@ -19,17 +25,19 @@ export const RESOURCE_REQUIRED =
  * API, and must serve at least one requested scope. The second rule is ours (the RFC leaves it
  * open): a token for that API could carry no scope, so we refuse now rather than burn the code later.
  * With `required` (REQUIRE_RESOURCE), naming none is `invalid_target` ("missing", RFC 8707 §2).
+ * A request that named no scope (`scopesDefaulted`: `scopes` are the client's defaults) gets only
+ * the defaults the named APIs serve, so that consent and tokens hold no scope those APIs cannot use.
  */
 export async function authorizationTargets(
   finder: Targets,
   resources: string[],
-  scopes: readonly string[],
-  required = false,
+  scopes: string[],
+  options: { required?: boolean; scopesDefaulted?: boolean } = {},
 ): Promise<AuthorizationTargets> {
   if (resources.length === 0)
-    return required
+    return options.required
       ? { ok: false, error: 'invalid_target', description: RESOURCE_REQUIRED }
-      : { ok: true, targets: [] }
+      : { ok: true, targets: [], scopes }
   const found = await finder.findTargets(resources)
   const targets: ResourceTarget[] = []
   for (const resource of resources) {
@@ -44,11 +52,16 @@ export async function authorizationTargets(
       return {
         ok: false,
         error: 'invalid_scope',
-        description: 'A resource serves none of the requested scopes.',
+        description: options.scopesDefaulted
+          ? "A resource serves none of this application's default scopes: name the scopes to ask for (scope)."
+          : 'A resource serves none of the requested scopes.',
       }
     targets.push(target)
   }
-  return { ok: true, targets }
+  const served = options.scopesDefaulted
+    ? scopes.filter((s) => targets.some((target) => target.scopes.includes(s)))
+    : scopes
+  return { ok: true, targets, scopes: served }
 }
 
 /**

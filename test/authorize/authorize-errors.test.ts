@@ -141,7 +141,6 @@ describe('other parameter errors go back to the redirect_uri with error, state a
     ['code_challenge with +/', { code_challenge: `+/${CHALLENGE.slice(2)}` }, 'invalid_request'],
     ['code_challenge_method=plain', { code_challenge_method: 'plain' }, 'invalid_request'],
     ['code_challenge_method=S512', { code_challenge_method: 'S512' }, 'invalid_request'],
-    ['no scope', { scope: '' }, 'invalid_scope'],
     ['an unknown scope', { scope: 'links:read admin' }, 'invalid_scope'],
     ['a comma-separated scope', { scope: 'links:read,links:write' }, 'invalid_scope'],
     ['prompt=select_account', { prompt: 'select_account' }, 'invalid_request'],

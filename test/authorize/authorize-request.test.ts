@@ -45,7 +45,27 @@ describe('validateAuthorizationParameters', () => {
         resources: [],
         dpopJkt: null,
       },
+      scopesDefaulted: false,
     })
+  })
+
+  it('without scope (or an empty one): the client’s defaults, in table order (RFC 6749 §3.3)', () => {
+    const withDefaults = { ...target, defaultScopes: ['links:write', 'links:read'] }
+    for (const scope of [undefined, '']) {
+      const result = validateAuthorizationParameters({ ...valid, scope }, withDefaults)
+      expect(result).toMatchObject({
+        ok: true,
+        request: { scopes: ['links:read', 'links:write'] },
+        scopesDefaulted: true,
+      })
+    }
+    // Defaults are the client's own, within its scopes: a named scope is still checked against those.
+    expect(validateAuthorizationParameters({ ...valid, scope: 'products:sync' }, withDefaults)).toMatchObject(
+      {
+        ok: false,
+        error: 'invalid_scope',
+      },
+    )
   })
 
   it('takes resource repeated, each an identifier of its own, in the order sent (RFC 8707 §2)', () => {

@@ -55,6 +55,44 @@ describe('linkauth CLI against a live admin API', () => {
     expect(JSON.parse(disabled.out).disabled_at).not.toBeNull()
   })
 
+  it('sets, changes and clears the default scopes a request without scope gets', async () => {
+    const created = await cli([
+      'clients',
+      'create',
+      '--name',
+      'Defaults App',
+      '--redirect-uri',
+      'https://defaults.example/cb',
+      '--scope',
+      'links:read',
+      '--scope',
+      'links:write',
+      '--default-scope',
+      'links:read',
+      '--json',
+    ])
+    expect(created.code, created.err).toBe(0)
+    const client = JSON.parse(created.out)
+    expect(client.default_scopes).toEqual(['links:read'])
+    expect((await cli(['clients', 'show', client.client_id])).out).toContain('default_scopes: links:read')
+
+    const changed = await cli([
+      'clients',
+      'update',
+      client.client_id,
+      '--default-scope',
+      'links:write',
+      '--json',
+    ])
+    expect(JSON.parse(changed.out).default_scopes).toEqual(['links:write'])
+    const outside = await cli(['clients', 'update', client.client_id, '--default-scope', 'products:sync'])
+    expect(outside.code).toBe(1)
+    expect(outside.err).toContain('default_scopes must be among')
+    const cleared = await cli(['clients', 'update', client.client_id, '--clear', 'default-scopes', '--json'])
+    expect(cleared.code, cleared.err).toBe(0)
+    expect(JSON.parse(cleared.out).default_scopes).toEqual(['links:read', 'links:write'])
+  })
+
   it('takes an id that starts with - as the id, not as a flag (base64url ids can)', async () => {
     const created = await cli([
       'clients',

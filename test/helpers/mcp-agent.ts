@@ -31,6 +31,8 @@ export class BrowserAgentProvider implements OAuthClientProvider {
   /** The browser of the last authorization: signed in at linkauth (its /account/apps pages work). */
   browser: HttpBrowser
   authorizationUrls: URL[] = []
+  /** The consent pages the user saw, in order (HTML). */
+  consentPages: string[] = []
   private saved: OAuthTokens | undefined
   private verifier = ''
   private client: OAuthClientInformationMixed | undefined
@@ -96,6 +98,7 @@ export class BrowserAgentProvider implements OAuthClientProvider {
       url.pathname + url.search,
       this.user.email,
       this.user.password,
+      (page) => this.consentPages.push(page),
     )
     this.code = callback.searchParams.get('code') ?? undefined
   }

@@ -1,0 +1,56 @@
+import type { Config } from '../config.js'
+import { ALL_SCOPES } from '../lib/scopes.js'
+import { type Client, type ClientKind, defaultScopesOf } from './client.repository.js'
+
+/**
+ * The scopes of a client that registered itself (RFC 7591) or is known by its metadata document
+ * (issue 38): what it says it wants (its `scope`) is its DEFAULT, what a request without `scope`
+ * gets; the most it may be granted is the operator's policy for its kind, so that an agent that
+ * first asked for `links:read` can ask for `links:write` after a 403 without registering again
+ * (docs/design.md §4, "Scopes").
+ */
+export type ScopePolicyConfig = Pick<Config, 'clientMetadataScopes'>
+
+/**
+ * The operator's ceiling for a self-registered kind: CLIENT_METADATA_SCOPES (empty: every scope),
+ * for both kinds until per-kind maxima exist (branch `leash`: replace this body by its policy).
+ */
+export function selfRegisteredScopeCeiling(
+  config: ScopePolicyConfig,
+  _kind: Exclude<ClientKind, 'registered'>,
+): string[] {
+  return config.clientMetadataScopes.length > 0 ? [...config.clientMetadataScopes] : [...ALL_SCOPES]
+}
+
+/**
+ * A self-registered client's `scopes` (the ceiling) and `defaultScopes` (what it stated, within the
+ * ceiling; null when it stated none of ours: all of the ceiling). Undefined when it stated scopes
+ * and the policy gives it none of them: such an application is refused, as before.
+ */
+export function selfRegisteredScopes(
+  config: ScopePolicyConfig,
+  kind: Exclude<ClientKind, 'registered'>,
+  stated: readonly string[] | null,
+): { scopes: string[]; defaultScopes: string[] | null } | undefined {
+  const scopes = selfRegisteredScopeCeiling(config, kind)
+  if (stated === null) return { scopes, defaultScopes: null }
+  const defaultScopes = scopes.filter((s) => stated.includes(s))
+  return defaultScopes.length > 0 ? { scopes, defaultScopes } : undefined
+}
+
+/**
+ * What an authorization request of this client may ask for now, and what it gets without `scope`
+ * (undefined: no default applies). An operator's client: its scopes and defaults. A self-registered
+ * one: those within the policy as it is now, so that narrowing CLIENT_METADATA_SCOPES bounds the
+ * registrations made before too (a dynamic registration's row keeps the ceiling it registered under).
+ */
+export function requestableScopes(
+  config: ScopePolicyConfig,
+  client: Pick<Client, 'kind' | 'scopes' | 'defaultScopes'>,
+): { allowed: string[]; defaults: string[] | undefined } {
+  const ceiling =
+    client.kind === 'registered' ? client.scopes : selfRegisteredScopeCeiling(config, client.kind)
+  const allowed = client.scopes.filter((s) => ceiling.includes(s))
+  const defaults = defaultScopesOf(client).filter((s) => allowed.includes(s))
+  return { allowed, defaults: defaults.length > 0 ? defaults : undefined }
+}
