@@ -1,12 +1,8 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server'
 import { z } from 'zod'
 import type { Config } from '../config.js'
@@ -16,6 +12,13 @@ import type { Config } from '../config.js'
  * formats and signatures; this module says which rules apply (WebAuthn L3 §7.1, §7.2) and turns
  * every refusal into one error with a reason for the audit trail and the metrics.
  */
+
+/**
+ * @simplewebauthn/server is loaded at the first ceremony, not at start: with its ASN.1 and X.509
+ * dependencies it is the slowest import of the server (about a third of the dependencies' import
+ * time), paid by every start and every test file while most never see a passkey.
+ */
+const simpleWebAuthn = () => import('@simplewebauthn/server')
 
 /** How long a challenge is accepted, and how long the browser is told to wait for the person. */
 export const CHALLENGE_TTL_SECONDS = 300
@@ -140,12 +143,13 @@ export function userIdOfHandle(handle: string): string | undefined {
  * verification required, no attestation (L3 §5.4; FIDO passkey guidance), the user's passkeys
  * excluded so one authenticator is not registered twice.
  */
-export function registrationOptions(
+export async function registrationOptions(
   rp: RelyingParty,
   user: { id: string; email: string },
   challenge: string,
   existing: readonly { credentialId: string; transports: string[] }[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const { generateRegistrationOptions } = await simpleWebAuthn()
   return generateRegistrationOptions({
     rpName: rp.name,
     rpID: rp.id,
@@ -167,11 +171,12 @@ export function registrationOptions(
 type AuthenticatorTransportFuture = NonNullable<RegistrationResponseJSON['response']['transports']>[number]
 
 /** Options for navigator.credentials.get: any passkey of this RP (discoverable), or the listed ones. */
-export function authenticationOptions(
+export async function authenticationOptions(
   rp: RelyingParty,
   challenge: string,
   allow: readonly { credentialId: string; transports: string[] }[] = [],
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const { generateAuthenticationOptions } = await simpleWebAuthn()
   return generateAuthenticationOptions({
     rpID: rp.id,
     challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
@@ -199,6 +204,7 @@ export async function verifyRegistration(
   response: RegistrationResponseJSON,
   spend: (challenge: string) => Promise<boolean>,
 ): Promise<NewPasskey> {
+  const { verifyRegistrationResponse } = await simpleWebAuthn()
   let verified
   try {
     verified = await verifyRegistrationResponse({
@@ -244,6 +250,7 @@ export async function verifyAssertion(
   stored: StoredPasskey,
   spend: (challenge: string) => Promise<boolean>,
 ): Promise<{ signCount: number; backedUp: boolean }> {
+  const { verifyAuthenticationResponse } = await simpleWebAuthn()
   let verified
   try {
     verified = await verifyAuthenticationResponse({

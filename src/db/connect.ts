@@ -26,6 +26,11 @@ export interface ConnectOptions {
   databaseUrl?: string | undefined
   /** Where PGlite keeps its files; `memory://` (or undefined) keeps it in memory. */
   dataDir?: string | undefined
+  /**
+   * In-memory PGlite only: the data directory to start from, as PGlite's `dumpDataDir()` wrote it (a
+   * tar), instead of a new cluster. Starting from one skips initdb, most of PGlite's start-up.
+   */
+  pgliteSnapshot?: Blob | undefined
   poolSize?: number
   /** The LISTEN connection's URL (PostgreSQL only): direct or a session-mode pool; databaseUrl by default. */
   listenUrl?: string | undefined
@@ -43,7 +48,7 @@ export async function connectDatabase(options: ConnectOptions): Promise<Database
       listenUrl: options.listenUrl ?? options.databaseUrl,
       preparedStatements: options.preparedStatements ?? true,
     })
-  return connectPGlite(options.dataDir)
+  return connectPGlite(options.dataDir, options.pgliteSnapshot)
 }
 
 function connectPostgres(
@@ -76,7 +81,10 @@ function connectPostgres(
   }
 }
 
-async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function connectPGlite(
+  dataDir: string | undefined,
+  snapshot: Blob | undefined,
+): Promise<DatabaseHandle> {
   let client: PGlite
   let lock: PGliteLock | undefined
   if (dataDir && dataDir !== 'memory://') {
@@ -89,7 +97,7 @@ async function connectPGlite(dataDir: string | undefined): Promise<DatabaseHandl
       throw err
     }
   } else {
-    client = await PGlite.create()
+    client = await PGlite.create(snapshot ? { loadDataDir: snapshot } : {})
   }
   const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })
   // One process, one engine: a commit's NOTIFY reaches the listener in the same process.

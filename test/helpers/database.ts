@@ -1,6 +1,6 @@
 import { inject } from 'vitest'
 import { connectDatabase, type DatabaseEngine, type DatabaseHandle } from '../../src/db/connect.js'
-import { migrateToLatest } from '../../src/db/migrator.js'
+import { readPGliteSnapshot } from './pglite-snapshots.js'
 import {
   createDatabaseFromTemplate,
   createEmptyDatabase,
@@ -25,9 +25,8 @@ export async function createTestDatabase(
   const migrated = options.migrated ?? true
   const chosen = inject('testDatabase')
   if (chosen.engine === 'pglite') {
-    const handle = await connectDatabase({})
-    if (migrated) await migrateToLatest(handle.db)
-    return handle
+    const snapshot = readPGliteSnapshot(chosen.snapshotDir, migrated ? 'migrated' : 'empty')
+    return connectDatabase({ pgliteSnapshot: snapshot })
   }
   const name = migrated
     ? await createDatabaseFromTemplate(chosen.adminUrl, chosen.template)

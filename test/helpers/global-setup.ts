@@ -1,20 +1,25 @@
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
 import { checkBrowser, NO_BROWSER_REASON } from './chromium.js'
+import { makePGliteSnapshots } from './pglite-snapshots.js'
 import { createTemplateDatabase, dropDatabase } from './postgres-admin.js'
 import { checkRedis } from './redis.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {
     testDatabase:
-      { engine: 'postgres'; adminUrl: string; template: string } | { engine: 'pglite'; why: string }
+      | { engine: 'postgres'; adminUrl: string; template: string }
+      | { engine: 'pglite'; why: string; snapshotDir: string }
   }
 }
 
 /**
  * Picks the database under test once (DESIGN §6): TEST_DATABASE_URL → real PostgreSQL; else a
- * testcontainers PostgreSQL where a Docker engine answers; else embedded PGlite. On PostgreSQL a
- * migrated template is made once, and each test file gets a fresh copy of it.
+ * testcontainers PostgreSQL where a Docker engine answers; else embedded PGlite. A migrated database
+ * is made once (a template database on PostgreSQL, a saved data directory on PGlite), and each test
+ * file gets a fresh copy of it.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // Once per run: the browser tests are skipped with this one line, or fail the run under REQUIRE_BROWSER=1.
@@ -37,11 +42,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!adminUrl) {
     // Once per run, like the browser line: the PostgreSQL-only tests skip, and this says why.
     console.log(noPostgresReason(forced === 'pglite'))
+    const snapshotDir = mkdtempSync(join(tmpdir(), 'linkauth-pglite-'))
+    await makePGliteSnapshots(snapshotDir)
     project.provide('testDatabase', {
       engine: 'pglite',
       why: forced === 'pglite' ? 'forced' : 'no PostgreSQL',
+      snapshotDir,
     })
-    return async () => {}
+    return async () => rmSync(snapshotDir, { recursive: true, force: true })
   }
   const template = await createTemplateDatabase(adminUrl)
   project.provide('testDatabase', { engine: 'postgres', adminUrl, template })
