@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
-import type { ClientKind, Database, Row } from '../db/database.js'
+import type { ClientKind, Database, Row, StandingOverride } from '../db/database.js'
+import { type Standing, standingOf } from './standing.js'
 
-export type { ClientKind }
+export type { ClientKind, Standing, StandingOverride }
 
 export interface Client {
   id: string
@@ -21,6 +22,10 @@ export interface Client {
   kind: ClientKind
   /** A metadata document's: until when the copy read is fresh; null for the other kinds. */
   documentExpiresAt: Date | null
+  /** The operator's decision on its standing (migration 0017); null: it follows from the kind. */
+  standingOverride: StandingOverride | null
+  /** Who stands behind it (standing.ts): verified, vouched for by its host, or unverified. */
+  standing: Standing
 }
 
 /** What an authorization request without `scope` gets (RFC 6749 §3.3): its defaults, else all its scopes. */
@@ -53,6 +58,8 @@ export function toClient(row: Row<'clients'>): Client {
     },
     kind: row.kind,
     documentExpiresAt: row.document_expires_at,
+    standingOverride: row.standing_override,
+    standing: standingOf({ kind: row.kind, standingOverride: row.standing_override }),
   }
 }
 
