@@ -15,6 +15,8 @@ import {
   findClientById,
   insertClient,
   lockClient,
+  setClientStanding,
+  type StandingOverride,
   updateClient as updateClientRow,
 } from './client.repository.js'
 import { metadataOf } from './display-metadata.js'
@@ -83,6 +85,7 @@ export async function createClient(
         redirect_uris: created.redirectUris,
         scopes: created.scopes,
         ...(created.defaultScopes ? { default_scopes: created.defaultScopes } : {}),
+        standing: created.standing,
       },
       from,
     })
@@ -207,6 +210,43 @@ export async function disableClient(
       from,
     })
     return client
+  })
+  deps.changed()
+  return client
+}
+
+/**
+ * The operator's decision on an app's standing (standing.ts): 'verified' vouches for an app that came
+ * in by itself, 'unverified' takes a standing away, null goes back to what its kind gives. Recorded
+ * (client.standing_changed) only when the standing shown changes or the decision does.
+ */
+export async function setStanding(
+  deps: ClientAdminDeps,
+  id: string,
+  override: StandingOverride | null,
+  from: RequestFacts | undefined,
+): Promise<Client> {
+  if (!isClientId(id)) throw noSuchClient()
+  const client = await deps.db.transaction().execute(async (trx) => {
+    const current = await lockClient(trx, id)
+    if (!current) throw noSuchClient()
+    if (current.standingOverride === override) return current
+    const changed = (await setClientStanding(trx, id, override, deps.clock.now())) ?? current
+    await deps.audit.record(trx, {
+      type: 'client.standing_changed',
+      actor: OPERATOR,
+      target: { kind: 'client', id },
+      clientId: id,
+      details: {
+        name: changed.name,
+        kind: changed.kind,
+        standing: changed.standing,
+        previous_standing: current.standing,
+        override,
+      },
+      from,
+    })
+    return changed
   })
   deps.changed()
   return client

@@ -198,3 +198,34 @@ export async function listEnabledRedirectUris(
     .execute()
   return rows.map((row) => ({ id: row.id, redirectUris: row.redirect_uris }))
 }
+
+/** The names of the applications the operator stands behind: registered and not demoted, or verified. */
+export async function listVerifiedClientNames(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('clients')
+    .select('name')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('kind', '=', 'registered'), eb('standing_override', 'is', null)]),
+        eb('standing_override', '=', 'verified'),
+      ]),
+    )
+    .execute()
+  return rows.map((row) => row.name)
+}
+
+/** Sets (or with null clears) the operator's decision on a client's standing; the client, or undefined. */
+export async function setClientStanding(
+  db: Kysely<Database>,
+  id: string,
+  override: StandingOverride | null,
+  now: Date,
+): Promise<Client | undefined> {
+  const row = await db
+    .updateTable('clients')
+    .set({ standing_override: override, standing_set_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+  return row && toClient(row)
+}

@@ -107,20 +107,23 @@ function hostsOf(client: DisplayFacts): DisplayHost[] {
   return [...seen].map(displayHost)
 }
 
-/** A URL's host (no port; one trailing dot removed), or `scheme:` for a URL without one. */
+/** A URL's host with its port if it names one (one trailing dot removed), or `scheme:` for a URL without a host. */
 function urlHost(value: string): string | undefined {
   try {
     const url = new URL(value)
-    return url.hostname ? url.hostname.replace(/\.$/, '').toLowerCase() : url.protocol
+    if (!url.hostname) return url.protocol
+    return `${url.hostname.replace(/\.$/, '').toLowerCase()}${url.port ? `:${url.port}` : ''}`
   } catch {
     return undefined
   }
 }
 
+/** A host (`name` or `name:port`, ASCII as in a URL) in both forms. */
 export function displayHost(ascii: string): DisplayHost {
-  const unicode = ascii.split('.').some((label) => label.startsWith('xn--')) ? domainToUnicode(ascii) : ascii
-  if (unicode === '' || unicode === ascii) return { unicode: ascii, ascii, mixedScripts: false }
-  return { unicode, ascii, mixedScripts: unicode.split('.').some(mixesScripts) }
+  const [, name = ascii, port = ''] = /^(.*?)(:\d+)?$/.exec(ascii) ?? []
+  const unicodeName = name.split('.').some((label) => label.startsWith('xn--')) ? domainToUnicode(name) : name
+  if (unicodeName === '' || unicodeName === name) return { unicode: ascii, ascii, mixedScripts: false }
+  return { unicode: unicodeName + port, ascii, mixedScripts: unicodeName.split('.').some(mixesScripts) }
 }
 
 /**
@@ -178,7 +181,7 @@ const LETTER_OR_MARK = /[\p{L}\p{N}]/u
 const COMMON = /[\p{Script=Common}\p{Script=Inherited}]/u
 
 /** The script of a letter or digit (undefined for Common and Inherited: punctuation, digits, marks). */
-function scriptOf(char: string): string | undefined {
+export function scriptOf(char: string): string | undefined {
   if (!LETTER_OR_MARK.test(char) || COMMON.test(char)) return undefined
   for (const [name, pattern] of SCRIPT_PATTERNS) if (pattern.test(char)) return name
   return 'Other'

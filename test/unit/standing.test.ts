@@ -34,7 +34,7 @@ describe('appDisplay', () => {
         redirectUris: ['http://127.0.0.1/cb'],
       }),
     )
-    expect(shown).toMatchObject({ name: 'Acceptance App', host: 'tool.example', standing: 'vouched' })
+    expect(shown).toMatchObject({ name: 'Acceptance App', host: 'tool.example:8443', standing: 'vouched' })
     expect(shown.label).toBe('Vouched for by its host')
   })
 
