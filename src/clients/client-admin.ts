@@ -169,10 +169,7 @@ export async function enableClient(
   id: string,
   from: RequestFacts | undefined,
 ): Promise<Client> {
-  if (!isClientId(id)) throw noSuchClient()
-  const client = await deps.db.transaction().execute(async (trx) => {
-    const current = await lockClient(trx, id)
-    if (!current) throw noSuchClient()
+  return changeLockedClient(deps, id, async (trx, current) => {
     if (current.disabledAt === null) return current // already enabled: nothing changes, nothing recorded
     const enabled = await enableClientRow(trx, id)
     await deps.audit.record(trx, {
@@ -183,6 +180,24 @@ export async function enableClient(
       from,
     })
     return enabled ?? current
+  })
+}
+
+/**
+ * One operator change to one client: its row locked in a transaction (unknown id → 404), `change`
+ * writes and records what it does (or returns the client as it is), then the in-memory copies
+ * (CORS origins, reserved names) are read again.
+ */
+async function changeLockedClient(
+  deps: ClientAdminDeps,
+  id: string,
+  change: (trx: Kysely<Database>, current: Client) => Promise<Client>,
+): Promise<Client> {
+  if (!isClientId(id)) throw noSuchClient()
+  const client = await deps.db.transaction().execute(async (trx) => {
+    const current = await lockClient(trx, id)
+    if (!current) throw noSuchClient()
+    return change(trx, current)
   })
   deps.changed()
   return client
@@ -218,7 +233,7 @@ export async function disableClient(
 /**
  * The operator's decision on an app's standing (standing.ts): 'verified' vouches for an app that came
  * in by itself, 'unverified' takes a standing away, null goes back to what its kind gives. Recorded
- * (client.standing_changed) only when the standing shown changes or the decision does.
+ * (client.standing_changed) only when the decision changes.
  */
 export async function setStanding(
   deps: ClientAdminDeps,
@@ -226,10 +241,7 @@ export async function setStanding(
   override: StandingOverride | null,
   from: RequestFacts | undefined,
 ): Promise<Client> {
-  if (!isClientId(id)) throw noSuchClient()
-  const client = await deps.db.transaction().execute(async (trx) => {
-    const current = await lockClient(trx, id)
-    if (!current) throw noSuchClient()
+  return changeLockedClient(deps, id, async (trx, current) => {
     if (current.standingOverride === override) return current
     const changed = (await setClientStanding(trx, id, override, deps.clock.now())) ?? current
     await deps.audit.record(trx, {
@@ -248,6 +260,4 @@ export async function setStanding(
     })
     return changed
   })
-  deps.changed()
-  return client
 }
