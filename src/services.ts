@@ -89,15 +89,22 @@ export function createServices(deps: AppDeps) {
   )
   const accessTokenStatus = createAccessTokenStatusService(db, clock, { revoked })
   const accessTokenVerifier = createAccessTokenVerifier(config, clock, signingKeys)
-  const clients = createClientService(db, clock, grants, audit.recorder, {
-    config,
-    logger: deps.logger,
-    testCa:
-      config.clientMetadataTestCa === undefined
-        ? undefined
-        : readFileSync(config.clientMetadataTestCa, 'utf8'),
-    resolve: deps.resolveHost,
-  })
+  const clients = createClientService(
+    db,
+    clock,
+    grants,
+    audit.recorder,
+    {
+      config,
+      logger: deps.logger,
+      testCa:
+        config.clientMetadataTestCa === undefined
+          ? undefined
+          : readFileSync(config.clientMetadataTestCa, 'utf8'),
+      resolve: deps.resolveHost,
+    },
+    config.reservedClientNames,
+  )
   const resourceServers = createResourceServerService(db, config, clock, grants, audit.recorder)
   const events = createEventFeedService({
     db,
@@ -120,6 +127,7 @@ export function createServices(deps: AppDeps) {
     registered: () => metrics.clientRegistrations.inc({ outcome: 'registered' }),
     removed: (count) => metrics.clientRegistrations.inc({ outcome: 'removed' }, count),
     changed: clients.invalidateOrigins,
+    reservedNames: clients.reservedNames,
   })
   const users = createUserService(db, clock, config, audit.recorder, grants)
   const passkeys = createPasskeyService(db, clock, config, audit.recorder, {

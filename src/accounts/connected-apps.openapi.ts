@@ -20,6 +20,20 @@ export const accountAppsSchema = z.object({
       terms_url: z.string().nullable(),
       authorized_at: isoTime,
       last_used_at: isoTime.nullable(),
+      standing: z.enum(['verified', 'vouched', 'unverified']).meta({
+        description:
+          'Who stands behind the app: verified (by the operator), vouched (by its host: a metadata document), unverified (it registered itself).',
+      }),
+      standing_label: z.string().meta({ description: 'The standing in words, as the page shows it.' }),
+      host: z.string().meta({
+        description:
+          'Where the app is known from (its metadata document’s host, else where its redirect URIs send the answer); IDNs in Unicode, with the ASCII form when scripts mix.',
+      }),
+      connected: z.boolean().meta({
+        description:
+          'It holds a live token now. False: it is signed out, and may sign in again without asking until the user removes it (removing forgets the consent).',
+      }),
+      state: z.enum(['connected', 'signed_out']).meta({ description: 'connected, as a word.' }),
     }),
   ),
   csrf_token: z.string().meta({

@@ -32,6 +32,11 @@ function appJson(app: ConnectedApp) {
     terms_url: app.about.termsUrl,
     authorized_at: app.authorizedAt.toISOString(),
     last_used_at: app.lastUsedAt?.toISOString() ?? null,
+    standing: app.display.standing,
+    standing_label: app.display.label,
+    host: app.display.host,
+    connected: app.connected,
+    state: app.connected ? 'connected' : 'signed_out',
   }
 }
 

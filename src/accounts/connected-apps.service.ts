@@ -1,6 +1,6 @@
 import type { RequestFacts } from '../audit/audit.service.js'
 import type { AuditService } from '../audit/audit.service.js'
-import type { ClientMetadata, ClientService } from '../clients/client.service.js'
+import type { AppDisplay, ClientMetadata, ClientService } from '../clients/client.service.js'
 import { isClientId } from '../lib/identifiers.js'
 import type { GrantService } from '../grants/grant.service.js'
 import type { ResourceServerService, ResourceTarget } from '../resource-servers/resource-server.service.js'
@@ -9,7 +9,15 @@ import { describeScope, normalizeScopes } from '../lib/scopes.js'
 /** An application the user has authorized, as the account page and its JSON show it. */
 export interface ConnectedApp {
   clientId: string
+  /** The name to show (a borrowed self-declared name shows as the host: standing.ts). */
   name: string
+  /** Name, host, standing and label, as every page shows the app. */
+  display: AppDisplay
+  /**
+   * It holds a live token now (a refresh token or an unexpired access token). False: it is signed
+   * out, and may sign in again without asking until the user removes it (removing forgets the consent).
+   */
+  connected: boolean
   scopes: { scope: string; description: string }[]
   /** The APIs (RFC 8707 resources) the user consented to: none means the service's default audience. */
   resources: { resource: string; name: string }[]
@@ -27,6 +35,8 @@ export interface AccountEvent {
   type: string
   /** The application's name (a disabled one's too); undefined for events of no application. */
   appName: string | undefined
+  /** How the application is shown (name, host, standing), when it still exists. */
+  app?: AppDisplay | undefined
   /** Why a grant ended: user_revoked, client_disabled, … */
   reason: string | undefined
   scopes: string[]
@@ -37,7 +47,7 @@ export interface AccountEvent {
 /** The user's side of grants: list the connected applications and disconnect one (effective at once). */
 export function createConnectedAppsService(
   grants: Pick<GrantService, 'listLiveGrantsOfUser' | 'revokeForUser' | 'hadRevokedGrant'>,
-  clients: Pick<ClientService, 'findActiveClient' | 'getClient'>,
+  clients: Pick<ClientService, 'findActiveClient' | 'getClient' | 'displaysOf'>,
   resourceServers: Pick<ResourceServerService, 'findTargets'>,
   audit?: Pick<AuditService, 'historyOfUser'>,
 ) {
@@ -50,9 +60,14 @@ export function createConnectedAppsService(
         resources.length > 0
           ? await resourceServers.findTargets(resources)
           : new Map<string, ResourceTarget>()
-      return live.map((g) => ({
+      const displays = await clients.displaysOf(
+        live.map((g) => ({ id: g.clientId, name: g.clientName, ...g.client })),
+      )
+      return live.map((g, i) => ({
         clientId: g.clientId,
-        name: g.clientName,
+        name: displays[i]!.name,
+        display: displays[i]!,
+        connected: g.connected,
         about: g.clientMetadata,
         scopes: normalizeScopes(g.scopes).map((scope) => ({ scope, description: describeScope(scope) })),
         resources: g.resources.map((resource) => ({
@@ -79,14 +94,16 @@ export function createConnectedAppsService(
       const rows = (await audit?.historyOfUser(userId, limit)) ?? []
       const ids = new Set(rows.flatMap((r) => (r.clientId ? [r.clientId] : [])))
       // A handful of distinct applications at most (one page of history): one primary-key read each.
-      const found = await Promise.all(
-        [...ids].map(async (id) => [id, (await clients.getClient(id).catch(() => undefined))?.name] as const),
-      )
-      const names = new Map(found.flatMap(([id, name]) => (name === undefined ? [] : [[id, name] as const])))
+      const found = (
+        await Promise.all([...ids].map((id) => clients.getClient(id).catch(() => undefined)))
+      ).filter((c) => c !== undefined)
+      const shown = await clients.displaysOf(found)
+      const displays = new Map(found.map((c, i) => [c.id, shown[i]!] as const))
       return rows.map((r) => ({
         at: r.occurredAt,
         type: r.eventType,
-        appName: r.clientId ? (names.get(r.clientId) ?? r.clientId) : undefined,
+        appName: r.clientId ? (displays.get(r.clientId)?.name ?? r.clientId) : undefined,
+        app: r.clientId ? displays.get(r.clientId) : undefined,
         reason: typeof r.details.reason === 'string' ? r.details.reason : undefined,
         scopes: Array.isArray(r.details.scopes) ? (r.details.scopes as string[]) : [],
         name: typeof r.details.name === 'string' ? r.details.name : undefined,

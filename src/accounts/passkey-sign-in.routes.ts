@@ -73,7 +73,7 @@ export function passkeySignInRoutes(
     app.post('/login/passkey', async (request, reply) => {
       const body = request.body
       const preSession = preSessionOf(cookies, request, formField(body, 'csrf_token'))
-      const { pending, clientName } = await pendingWithClient(services, formField(body, 'request'))
+      const { pending, app } = await pendingWithClient(services, formField(body, 'request'))
       if (pending) allowFormRedirectTo(reply, pending.redirectUri)
       const nextKey = formField(body, 'next')
       const next = pending ? undefined : returnPath(nextKey)
@@ -88,7 +88,7 @@ export function passkeySignInRoutes(
           signInPage({
             csrfToken: preSession,
             requestId: pending?.id,
-            clientName,
+            app,
             next: next && nextKey,
             passkeys: true,
             passkeyFailed: true,

@@ -15,13 +15,16 @@ export interface CompletionServices {
   clients: ClientService
 }
 
-/** The pending authorization a sign-in form carries (`request`), with its application's name. */
+/**
+ * The pending authorization a sign-in form carries (`request`), with how its application is shown
+ * (name, host, standing: standing.ts), on the page where the person types a password.
+ */
 export async function pendingWithClient(services: CompletionServices, requestId: string | undefined) {
-  if (requestId === undefined) return { pending: undefined, clientName: undefined }
+  if (requestId === undefined) return { pending: undefined, app: undefined }
   const pending = await services.authorize.findOpenPending(requestId)
   const client = pending && (await services.clients.findActiveClient(pending.clientId))
   if (!pending || !client) throw new ProblemError(400, EXPIRED_REQUEST)
-  return { pending, clientName: client.name }
+  return { pending, app: await services.clients.displayOf(client) }
 }
 
 /**

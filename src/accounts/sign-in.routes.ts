@@ -54,7 +54,7 @@ export function signInRoutes(
   return async (app: FastifyInstance) => {
     app.get('/login', async (request, reply) => {
       const requestId = formField(request.query, 'request')
-      const { pending, clientName } = await pendingWithClient(requestId)
+      const { pending, app } = await pendingWithClient(requestId)
       const next = pending ? undefined : returnPath(formField(request.query, 'next'))
       if (!pending) {
         const session = await cookies.currentSession(request, services.sessions)
@@ -73,7 +73,7 @@ export function signInRoutes(
         signInPage({
           csrfToken: token,
           requestId: pending?.id,
-          clientName,
+          app,
           next: next && formField(request.query, 'next'),
           passkeys: services.passkeys.enabled,
         }),
@@ -87,7 +87,7 @@ export function signInRoutes(
       if (!expected || !sent || !constantTimeEqual(expected, sent)) {
         throw new ProblemError(403, 'The sign-in form has expired. Reload the page and try again.')
       }
-      const { pending, clientName } = await pendingWithClient(formField(body, 'request'))
+      const { pending, app } = await pendingWithClient(formField(body, 'request'))
       if (pending) allowFormRedirectTo(reply, pending.redirectUri)
       if (services.passkeys.enabled) allowOwnScript(reply)
       const nextKey = formField(body, 'next')
@@ -97,7 +97,7 @@ export function signInRoutes(
         signInPage({
           csrfToken: expected,
           requestId: pending?.id,
-          clientName,
+          app,
           next: next && nextKey,
           email,
           passkeys: services.passkeys.enabled,

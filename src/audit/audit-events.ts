@@ -25,6 +25,7 @@ export const AUDIT_EVENT_TYPES = [
   'client.registered',
   'client.registration_deleted',
   'client.registration_expired',
+  'client.standing_changed',
   'resource_server.created',
   'resource_server.updated',
   'resource_server.disabled',

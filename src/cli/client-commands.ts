@@ -13,12 +13,22 @@ interface ClientJson {
   privacy_policy_url?: string | null
   terms_url?: string | null
   description?: string | null
+  kind?: string
+  standing?: string
+  standing_override?: string | null
+  host?: string
 }
+
+/** kind/standing, e.g. "dynamic/unverified", and "(operator)" when the operator decided it. */
+const standingText = (c: ClientJson) =>
+  `${c.kind ?? '?'}/${c.standing ?? '?'}${c.standing_override ? ' (operator)' : ''}`
 
 const showClient = (c: ClientJson) =>
   [
     `client_id:     ${c.client_id}`,
     `name:          ${c.name}`,
+    `standing:      ${standingText(c)}`,
+    ...(c.host ? [`host:          ${c.host}`] : []),
     `redirect_uris: ${c.redirect_uris.join(' ')}`,
     `scopes:        ${c.scopes.join(' ')}`,
     ...(c.default_scopes ? [`default_scopes: ${c.default_scopes.join(' ')}`] : []),
@@ -91,10 +101,11 @@ export const CLIENT_COMMANDS: Command[] = [
       const clients = (r as { clients: ClientJson[] }).clients
       if (clients.length === 0) return 'no clients'
       return table([
-        ['CLIENT_ID', 'NAME', 'STATUS', 'REDIRECT_URIS'],
+        ['CLIENT_ID', 'NAME', 'KIND/STANDING', 'STATUS', 'REDIRECT_URIS'],
         ...clients.map((c) => [
           c.client_id,
           c.name,
+          standingText(c),
           c.disabled_at ? 'disabled' : 'active',
           c.redirect_uris.join(' '),
         ]),
@@ -195,6 +206,33 @@ export const CLIENT_COMMANDS: Command[] = [
     positionals: ['CLIENT_ID'],
     run: (request, _v, [id]) => request('POST', `/admin/clients/${encodeURIComponent(id!)}/enable`),
     show: (r) => `enabled ${(r as ClientJson).client_id}; users authorize it again`,
+  },
+  {
+    name: 'clients verify',
+    usage: 'clients verify CLIENT_ID',
+    summary: 'verify an application that came in by itself: every page shows it as verified',
+    options: {},
+    positionals: ['CLIENT_ID'],
+    run: (request, _v, [id]) => request('POST', `/admin/clients/${encodeURIComponent(id!)}/verify`),
+    show: (r) => `${(r as ClientJson).client_id} is now ${standingText(r as ClientJson)}`,
+  },
+  {
+    name: 'clients unverify',
+    usage: 'clients unverify CLIENT_ID',
+    summary: "take an application's standing away: every page shows it as unverified",
+    options: {},
+    positionals: ['CLIENT_ID'],
+    run: (request, _v, [id]) => request('POST', `/admin/clients/${encodeURIComponent(id!)}/unverify`),
+    show: (r) => `${(r as ClientJson).client_id} is now ${standingText(r as ClientJson)}`,
+  },
+  {
+    name: 'clients reset-standing',
+    usage: 'clients reset-standing CLIENT_ID',
+    summary: "forget the operator's decision: the standing follows from how the application came in",
+    options: {},
+    positionals: ['CLIENT_ID'],
+    run: (request, _v, [id]) => request('DELETE', `/admin/clients/${encodeURIComponent(id!)}/standing`),
+    show: (r) => `${(r as ClientJson).client_id} is now ${standingText(r as ClientJson)}`,
   },
   {
     name: 'clients block',

@@ -15,6 +15,8 @@ import {
   findClientById,
   insertClient,
   lockClient,
+  setClientStanding,
+  type StandingOverride,
   updateClient as updateClientRow,
 } from './client.repository.js'
 import { metadataOf } from './display-metadata.js'
@@ -83,6 +85,7 @@ export async function createClient(
         redirect_uris: created.redirectUris,
         scopes: created.scopes,
         ...(created.defaultScopes ? { default_scopes: created.defaultScopes } : {}),
+        standing: created.standing,
       },
       from,
     })
@@ -166,10 +169,7 @@ export async function enableClient(
   id: string,
   from: RequestFacts | undefined,
 ): Promise<Client> {
-  if (!isClientId(id)) throw noSuchClient()
-  const client = await deps.db.transaction().execute(async (trx) => {
-    const current = await lockClient(trx, id)
-    if (!current) throw noSuchClient()
+  return changeLockedClient(deps, id, async (trx, current) => {
     if (current.disabledAt === null) return current // already enabled: nothing changes, nothing recorded
     const enabled = await enableClientRow(trx, id)
     await deps.audit.record(trx, {
@@ -180,6 +180,24 @@ export async function enableClient(
       from,
     })
     return enabled ?? current
+  })
+}
+
+/**
+ * One operator change to one client: its row locked in a transaction (unknown id → 404), `change`
+ * writes and records what it does (or returns the client as it is), then the in-memory copies
+ * (CORS origins, reserved names) are read again.
+ */
+async function changeLockedClient(
+  deps: ClientAdminDeps,
+  id: string,
+  change: (trx: Kysely<Database>, current: Client) => Promise<Client>,
+): Promise<Client> {
+  if (!isClientId(id)) throw noSuchClient()
+  const client = await deps.db.transaction().execute(async (trx) => {
+    const current = await lockClient(trx, id)
+    if (!current) throw noSuchClient()
+    return change(trx, current)
   })
   deps.changed()
   return client
@@ -210,4 +228,36 @@ export async function disableClient(
   })
   deps.changed()
   return client
+}
+
+/**
+ * The operator's decision on an app's standing (standing.ts): 'verified' vouches for an app that came
+ * in by itself, 'unverified' takes a standing away, null goes back to what its kind gives. Recorded
+ * (client.standing_changed) only when the decision changes.
+ */
+export async function setStanding(
+  deps: ClientAdminDeps,
+  id: string,
+  override: StandingOverride | null,
+  from: RequestFacts | undefined,
+): Promise<Client> {
+  return changeLockedClient(deps, id, async (trx, current) => {
+    if (current.standingOverride === override) return current
+    const changed = (await setClientStanding(trx, id, override, deps.clock.now())) ?? current
+    await deps.audit.record(trx, {
+      type: 'client.standing_changed',
+      actor: OPERATOR,
+      target: { kind: 'client', id },
+      clientId: id,
+      details: {
+        name: changed.name,
+        kind: changed.kind,
+        standing: changed.standing,
+        previous_standing: current.standing,
+        override,
+      },
+      from,
+    })
+    return changed
+  })
 }

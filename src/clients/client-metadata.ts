@@ -1,4 +1,5 @@
 import { ALL_SCOPES, isKnownScope } from '../lib/scopes.js'
+import { nameTextProblem } from './client-names.js'
 import { displayUrlProblem } from './display-metadata.js'
 import { redirectUriProblem } from './redirect-uri.js'
 
@@ -34,10 +35,6 @@ const NAME_MAX = 100
 const URL_MAX = 2048
 const MAX_REDIRECT_URIS = 10
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token'])
-
-function hasControlCharacter(value: string): boolean {
-  return /\p{Cc}/u.test(value)
-}
 
 function optionalDisplayUrl(body: Record<string, unknown>, field: string): string | null {
   const value = body[field]
@@ -94,8 +91,10 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
     if (typeof fields.client_name !== 'string')
       throw new ClientMetadataProblem('client_name must be a string')
     name = fields.client_name.trim()
-    if (name === '' || name.length > NAME_MAX || hasControlCharacter(name))
+    if (name === '' || name.length > NAME_MAX)
       throw new ClientMetadataProblem(`client_name must be 1 to ${NAME_MAX} characters of text on one line`)
+    const problem = nameTextProblem(name)
+    if (problem) throw new ClientMetadataProblem(problem)
   }
   const logo = fields.logo_uri
   if (logo !== undefined && logo !== null && (typeof logo !== 'string' || logo.length > URL_MAX))

@@ -35,6 +35,17 @@ export const clientSchema = z.object({
     description:
       'Who brought the client: the operator, a Client ID Metadata Document (its client_id is the document URL), or a dynamic registration (RFC 7591).',
   }),
+  standing: z.enum(['verified', 'vouched', 'unverified']).meta({
+    description:
+      "Who stands behind it, as every page shows: verified (registered by the operator, or verified), vouched (a metadata document: its host vouches), unverified (self-registered, or the operator took its standing away). The operator's decision wins over the kind.",
+  }),
+  standing_override: z.enum(['verified', 'unverified']).nullable().meta({
+    description: "The operator's decision (verify, unverify); null: the standing follows from the kind.",
+  }),
+  host: z.string().meta({
+    description:
+      "The host shown beside its name: a metadata document's client_id host, else its redirect URIs' hosts (IDNs in Unicode, with the ASCII form when scripts mix).",
+  }),
 })
 export const updatedClientSchema = clientSchema.extend({
   narrowed: z
@@ -115,6 +126,45 @@ export const clientAdminOperations: Operations = {
       parameters: [clientId],
       responses: {
         '200': ok('The client, with disabled_at null.', clientSchema),
+        '401': noAdminToken,
+        '404': noSuchClient,
+      },
+    },
+  },
+
+  '/admin/clients/{id}/verify': {
+    post: {
+      operationId: 'verifyClient',
+      summary:
+        'Verify an application that came in by itself (or give back a standing taken away): every page, token and audit entry shows it as verified. Audited (client.standing_changed).',
+      parameters: [clientId],
+      responses: {
+        '200': ok('The client, with standing verified.', clientSchema),
+        '401': noAdminToken,
+        '404': noSuchClient,
+      },
+    },
+  },
+  '/admin/clients/{id}/unverify': {
+    post: {
+      operationId: 'unverifyClient',
+      summary:
+        "Take an application's standing away: it is shown, and treated, as unverified whatever brought it. Audited.",
+      parameters: [clientId],
+      responses: {
+        '200': ok('The client, with standing unverified.', clientSchema),
+        '401': noAdminToken,
+        '404': noSuchClient,
+      },
+    },
+  },
+  '/admin/clients/{id}/standing': {
+    delete: {
+      operationId: 'resetClientStanding',
+      summary: "Forget the operator's decision: the standing follows from how the client came in. Audited.",
+      parameters: [clientId],
+      responses: {
+        '200': ok('The client, with standing_override null.', clientSchema),
         '401': noAdminToken,
         '404': noSuchClient,
       },

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
-import type { ClientKind, Database, Row } from '../db/database.js'
+import type { ClientKind, Database, Row, StandingOverride } from '../db/database.js'
+import { type Standing, standingOf } from './standing.js'
 
-export type { ClientKind }
+export type { ClientKind, Standing, StandingOverride }
 
 export interface Client {
   id: string
@@ -21,6 +22,10 @@ export interface Client {
   kind: ClientKind
   /** A metadata document's: until when the copy read is fresh; null for the other kinds. */
   documentExpiresAt: Date | null
+  /** The operator's decision on its standing (migration 0017); null: it follows from the kind. */
+  standingOverride: StandingOverride | null
+  /** Who stands behind it (standing.ts): verified, vouched for by its host, or unverified. */
+  standing: Standing
 }
 
 /** What an authorization request without `scope` gets (RFC 6749 §3.3): its defaults, else all its scopes. */
@@ -53,6 +58,8 @@ export function toClient(row: Row<'clients'>): Client {
     },
     kind: row.kind,
     documentExpiresAt: row.document_expires_at,
+    standingOverride: row.standing_override,
+    standing: standingOf({ kind: row.kind, standingOverride: row.standing_override }),
   }
 }
 
@@ -190,4 +197,35 @@ export async function listEnabledRedirectUris(
     .where('disabled_at', 'is', null)
     .execute()
   return rows.map((row) => ({ id: row.id, redirectUris: row.redirect_uris }))
+}
+
+/** The names of the applications the operator stands behind: registered and not demoted, or verified. */
+export async function listVerifiedClientNames(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('clients')
+    .select('name')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('kind', '=', 'registered'), eb('standing_override', 'is', null)]),
+        eb('standing_override', '=', 'verified'),
+      ]),
+    )
+    .execute()
+  return rows.map((row) => row.name)
+}
+
+/** Sets (or with null clears) the operator's decision on a client's standing; the client, or undefined. */
+export async function setClientStanding(
+  db: Kysely<Database>,
+  id: string,
+  override: StandingOverride | null,
+  now: Date,
+): Promise<Client | undefined> {
+  const row = await db
+    .updateTable('clients')
+    .set({ standing_override: override, standing_set_at: now })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst()
+  return row && toClient(row)
 }

@@ -9,6 +9,7 @@ import {
   newClientSchema,
   type ClientService,
 } from './client.service.js'
+import { appDisplay } from './standing.js'
 
 export function clientJson(client: Client) {
   return {
@@ -25,6 +26,9 @@ export function clientJson(client: Client) {
     disabled_at: client.disabledAt?.toISOString() ?? null,
     require_dpop: client.requireDpop,
     kind: client.kind,
+    standing: client.standing,
+    standing_override: client.standingOverride,
+    host: appDisplay(client).host,
   }
 }
 
@@ -47,7 +51,7 @@ export interface ClientAdminServices {
   clients: ClientService
 }
 
-/** Admin API: register, list, show, update, disable and enable client applications. */
+/** Admin API: register, list, show, update, disable and enable client applications; verify or unverify them. */
 export function clientAdminRoutes(services: ClientAdminServices) {
   return async (app: FastifyInstance) => {
     app.post('/admin/clients', async (request, reply) => {
@@ -75,6 +79,18 @@ export function clientAdminRoutes(services: ClientAdminServices) {
     app.post('/admin/clients/:id/enable', async (request) => {
       const { id } = parseOrProblem(idParams, request.params)
       return clientJson(await services.clients.enableClient(id, request))
+    })
+    app.post('/admin/clients/:id/verify', async (request) => {
+      const { id } = parseOrProblem(idParams, request.params)
+      return clientJson(await services.clients.setStanding(id, 'verified', request))
+    })
+    app.post('/admin/clients/:id/unverify', async (request) => {
+      const { id } = parseOrProblem(idParams, request.params)
+      return clientJson(await services.clients.setStanding(id, 'unverified', request))
+    })
+    app.delete('/admin/clients/:id/standing', async (request) => {
+      const { id } = parseOrProblem(idParams, request.params)
+      return clientJson(await services.clients.setStanding(id, null, request))
     })
   }
 }

@@ -10,6 +10,7 @@ import {
   disableClient,
   enableClient,
   getClient,
+  setStanding,
   updateClient,
   type UpdatedClient,
 } from './client-admin.js'
@@ -21,18 +22,21 @@ import {
   resolveForAuthorization,
 } from './client-lookup.js'
 import { createClientOrigins } from './client-origins.js'
+import { createReservedNames } from './reserved-names.js'
+import { type AppDisplay, appDisplay, type DisplayFacts } from './standing.js'
 import {
   type Client,
   type ClientMetadata,
   defaultScopesOf,
   hasClients,
   listClients,
+  type StandingOverride,
 } from './client.repository.js'
 import { ClientRefused, ClientUnavailable } from './client-refused.js'
 import { createMetadataDocumentService, type MetadataDocumentDeps } from './metadata-document.service.js'
 import { requestableScopes } from './scope-policy.js'
 
-export type { Client, ClientMetadata, ClientNarrowing, ClientUpdate, NewClient, UpdatedClient }
+export type { AppDisplay, Client, ClientMetadata, ClientNarrowing, ClientUpdate, NewClient, UpdatedClient }
 export {
   ClientRefused,
   ClientUnavailable,
@@ -54,13 +58,27 @@ export function createClientService(
   grants: GrantService,
   audit: AuditRecorder = NO_AUDIT,
   documents?: Omit<MetadataDocumentDeps, 'db' | 'clock' | 'grants' | 'audit' | 'changed'>,
+  /** RESERVED_CLIENT_NAMES: brands no self-declared name may borrow (client-names.ts). */
+  reservedClientNames: readonly string[] = [],
 ) {
   const origins = createClientOrigins(db)
+  const reservedNames = createReservedNames(db, reservedClientNames)
   const metadataDocuments =
     documents &&
     createMetadataDocumentService({ ...documents, db, clock, grants, audit, changed: origins.invalidate })
   const lookup: ClientLookupDeps = { db, metadataDocuments, acceptedUrls: new Map() }
-  const admin: ClientAdminDeps = { db, clock, grants, audit, changed: origins.invalidate }
+  const changed = () => {
+    origins.invalidate()
+    reservedNames.invalidate()
+  }
+  const admin: ClientAdminDeps = { db, clock, grants, audit, changed }
+  /** The display of each app; a self-declared name that borrows a reserved one shows as its host. */
+  const displaysOf = async (clients: readonly DisplayFacts[]): Promise<AppDisplay[]> => {
+    const reserved = await reservedNames.current()
+    return clients.map((client) =>
+      appDisplay(client, client.kind !== 'registered' && reserved.borrowedFrom(client.name) !== undefined),
+    )
+  }
   const documentsServed = () => {
     if (!metadataDocuments) throw new ProblemError(404, 'Metadata documents are not served here.')
     return metadataDocuments
@@ -91,6 +109,14 @@ export function createClientService(
     listClients: () => listClients(db),
     /** Whether any client is registered (without reading them). */
     hasClients: () => hasClients(db),
+    /** How an app is named on every surface (standing.ts), the borrowed-name rule applied. */
+    displayOf: async (client: DisplayFacts): Promise<AppDisplay> => (await displaysOf([client]))[0]!,
+    displaysOf,
+    /** The names self-declared ones may not borrow (dynamic registration refuses them). */
+    reservedNames: () => reservedNames.current(),
+    /** The operator verifies an app, takes its standing away, or (null) leaves it to the kind. */
+    setStanding: (id: string, override: StandingOverride | null, from?: RequestFacts): Promise<Client> =>
+      setStanding(admin, id, override, from),
     getClient: (id: string): Promise<Client> => getClient(admin, id),
     /** A client that exists and is not disabled, or undefined (client-lookup.ts). */
     findActiveClient: (id: string): Promise<Client | undefined> => findActiveClient(lookup, id),

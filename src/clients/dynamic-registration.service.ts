@@ -25,6 +25,7 @@ import {
 } from './client-registration.repository.js'
 import { type Client, defaultScopesOf, insertClient } from './client.repository.js'
 import { selfRegisteredScopes } from './scope-policy.js'
+import type { ReservedNames } from './client-names.js'
 
 /**
  * Dynamic client registration (RFC 7591) with RFC 7592 read and delete, public clients only, kept
@@ -85,6 +86,8 @@ export function createDynamicRegistrationService(deps: {
   removed?: (count: number) => void
   /** A client was added or removed: the CORS origins are read again. */
   changed?: () => void
+  /** The names a self-declared one may not borrow (client-names.ts); none when not given. */
+  reservedNames?: () => Promise<ReservedNames>
 }) {
   const { db, clock, config } = deps
   const audit = deps.audit ?? NO_AUDIT
@@ -136,6 +139,16 @@ export function createDynamicRegistrationService(deps: {
         if (err instanceof ClientMetadataProblem) throw registrationError(err)
         throw err
       }
+      if (
+        stated.name !== null &&
+        deps.reservedNames &&
+        (await deps.reservedNames()).borrowedFrom(stated.name)
+      )
+        throw new OAuthError(
+          'invalid_client_metadata',
+          'client_name is reserved: it equals or looks like (Unicode UTS #39 confusables) the name of this service, of an application the operator registered, or a name the operator reserved.',
+          400,
+        )
       if ((await countDynamicClientsWithoutGrant(db)) >= config.dynamicRegistrationMaxUnused)
         throw new OAuthError(
           'temporarily_unavailable',
@@ -176,6 +189,7 @@ export function createDynamicRegistrationService(deps: {
             redirect_uris: created.redirectUris,
             scopes: created.scopes,
             default_scopes: defaultScopesOf(created),
+            standing: created.standing,
           },
           from,
         })

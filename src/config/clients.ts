@@ -52,6 +52,23 @@ export const clientSchema = z.object({
   DYNAMIC_REGISTRATION: z.enum(['open', 'token', 'off']).default('open'),
   /** The initial access token DYNAMIC_REGISTRATION=token asks for (Authorization: Bearer). */
   DYNAMIC_REGISTRATION_TOKEN: secret(32),
+  /**
+   * Names (brands) no self-registered or metadata-document app may call itself, beside the service's
+   * own and those of the apps the operator registered: comma-separated; look-alikes count (UTS #39).
+   */
+  RESERVED_CLIENT_NAMES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== ''),
+    )
+    .refine(
+      (names) => names.every((n) => n.length <= 100),
+      'names of at most 100 characters, separated by commas',
+    ),
   /** Registrations per client address per hour. */
   DYNAMIC_REGISTRATION_RATE_LIMIT: count(20),
   /** At most this many registrations that never obtained a grant at once; more are refused until housekeeping. */

@@ -37,9 +37,20 @@ export interface ClientsTable {
   registration_token_hash: ColumnType<string | null, string | null | undefined, string | null>
   /** What a request without `scope` gets (migration 0020); null: all of `scopes`. */
   default_scopes: ColumnType<string[] | null, string[] | null | undefined, string[] | null>
+  /** The operator's decision on the app's standing (migration 0017); null: it follows from the kind. */
+  standing_override: ColumnType<
+    StandingOverride | null,
+    StandingOverride | null | undefined,
+    StandingOverride | null
+  >
+  /** When the operator last set or cleared standing_override. */
+  standing_set_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type ClientKind = 'registered' | 'metadata_document' | 'dynamic'
+
+/** What the operator can decide about an app's standing (src/clients/standing.ts reads it). */
+export type StandingOverride = 'verified' | 'unverified'
 
 /** client_id URLs the operator blocked (migration 0014). */
 export interface BlockedClientIdsTable {

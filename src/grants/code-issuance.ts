@@ -118,6 +118,7 @@ export function approveAndIssueCode(
         clientId: request.clientId,
         details: {
           scopes: grant.scopes,
+          standing: client.standing,
           ...(grant.resources.length > 0 ? { resources: grant.resources } : {}),
           ...(before ? { previous_scopes: before.scopes } : {}),
         },

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely'
-import type { Database } from '../db/database.js'
+import { type Kysely, sql } from 'kysely'
+import type { ClientKind, Database, StandingOverride } from '../db/database.js'
 
 /** A live grant as its user sees it: which application, for what, since when, last used when. */
 export interface LiveGrantSummary {
@@ -18,6 +18,14 @@ export interface LiveGrantSummary {
   resources: string[]
   createdAt: Date
   lastUsedAt: Date | null
+  /** What the standing and the host are made of (clients/standing.ts). */
+  client: { kind: ClientKind; standingOverride: StandingOverride | null; redirectUris: string[] }
+  /**
+   * The app holds a live token now: a refresh token of a family not revoked, unspent and unexpired,
+   * or an access token still inside its lifetime (issued with a token of such a family). False: it
+   * signed out (revoked its tokens, RFC 7009) or let them lapse; the grant (the consent) stays.
+   */
+  connected: boolean
 }
 
 /**
@@ -27,7 +35,10 @@ export interface LiveGrantSummary {
 export async function listLiveGrantsOfUser(
   db: Kysely<Database>,
   userId: string,
+  now: Date,
+  accessTokenTtlSeconds: number,
 ): Promise<LiveGrantSummary[]> {
+  const accessIssuedAfter = new Date(now.getTime() - accessTokenTtlSeconds * 1000)
   const rows = await db
     .selectFrom('grants as g')
     .innerJoin('clients as c', 'c.id', 'g.client_id')
@@ -43,6 +54,14 @@ export async function listLiveGrantsOfUser(
       'g.resources',
       'g.created_at',
       'g.last_used_at',
+      'c.kind',
+      'c.standing_override',
+      'c.redirect_uris',
+      sql<boolean>`exists (
+        select 1 from refresh_families f join refresh_tokens t on t.family_id = f.id
+        where f.grant_id = g.id and f.revoked_at is null
+          and ((t.rotated_at is null and t.expires_at > ${now} and f.expires_at > ${now})
+            or t.created_at > ${accessIssuedAfter}))`.as('connected'),
     ])
     .where('g.user_id', '=', userId)
     .where('g.revoked_at', 'is', null)
@@ -64,5 +83,7 @@ export async function listLiveGrantsOfUser(
     resources: r.resources,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
+    client: { kind: r.kind, standingOverride: r.standing_override, redirectUris: r.redirect_uris },
+    connected: r.connected,
   }))
 }

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely'
+import { type Standing, standingOf } from '../clients/standing.js'
 import type { Database, Row } from '../db/database.js'
 
 export interface Grant {
@@ -69,15 +70,21 @@ export async function hasOnlyRevokedGrants(
 export async function lockEnabledClient(
   trx: Kysely<Database>,
   id: string,
-): Promise<{ scopes: string[]; redirectUris: string[] } | undefined> {
+): Promise<{ scopes: string[]; redirectUris: string[]; standing: Standing } | undefined> {
   const row = await trx
     .selectFrom('clients')
-    .select(['scopes', 'redirect_uris'])
+    .select(['scopes', 'redirect_uris', 'kind', 'standing_override'])
     .where('id', '=', id)
     .where('disabled_at', 'is', null)
     .forShare()
     .executeTakeFirst()
-  return row && { scopes: row.scopes, redirectUris: row.redirect_uris }
+  return (
+    row && {
+      scopes: row.scopes,
+      redirectUris: row.redirect_uris,
+      standing: standingOf({ kind: row.kind, standingOverride: row.standing_override }),
+    }
+  )
 }
 
 /**

@@ -49,7 +49,11 @@ export type {
 }
 
 /** The lifetimes the grant service applies, in seconds (from Config). */
-export type GrantLifetimes = RefreshLifetimes & { authCodeTtl: number }
+export type GrantLifetimes = RefreshLifetimes & {
+  authCodeTtl: number
+  /** ACCESS_TOKEN_TTL: how long an access token issued lives (the account page's "connected"). */
+  accessTokenTtl?: number
+}
 
 /** What the grant service reports as it happens (metrics listen here; not the revocation feed). */
 export interface GrantMetricHooks {
@@ -187,7 +191,8 @@ export function createGrantService(
     hadRevokedGrant: (userId: string, clientId: string): Promise<boolean> =>
       hasOnlyRevokedGrants(db, userId, clientId),
     /** The user's live grants to enabled clients, with the client's name, oldest first. */
-    listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> => listLiveGrantsOfUser(db, userId),
+    listLiveGrantsOfUser: (userId: string): Promise<LiveGrantSummary[]> =>
+      listLiveGrantsOfUser(db, userId, clock.now(), lifetimes.accessTokenTtl ?? 600),
     /** authorization_code grant: consumes the code and starts a refresh family. Throws OAuthError. */
     redeemAuthorizationCode: (input: CodeRedemption): Promise<IssuedRefreshToken> =>
       redeemAuthorizationCode(db, clock, lifetimes, input, metricHooks, audit, redeemShared),

@@ -6,7 +6,7 @@ import { OAuthError, type OAuthErrorCode, ProblemError } from '../errors.js'
 import { ALL_SCOPES, commonScopes, isSubset } from '../lib/scopes.js'
 import { authorizeBinding, csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
-import { consentPage, type Unverified } from '../web/pages/consent.page.js'
+import { consentPage } from '../web/pages/consent.page.js'
 import { allowFormRedirectTo } from '../web/security-headers.js'
 import {
   type AuthorizationRequest,
@@ -38,15 +38,6 @@ export interface AuthorizeServices {
 
 const GONE =
   'This authorization request has expired or was already answered. Go back to the application and start again.'
-
-/** How the consent page labels an application that came without the operator (issue 27). */
-function unverifiedLabel(client: Pick<Client, 'id' | 'kind' | 'redirectUris'>): Unverified | undefined {
-  const onDevice = client.redirectUris.every(isLoopbackRedirectUri)
-  if (client.kind === 'metadata_document')
-    return { kind: 'metadata_document', host: new URL(client.id).host, onDevice }
-  if (client.kind === 'dynamic') return { kind: 'dynamic', onDevice }
-  return undefined
-}
 
 /**
  * GET /oauth/authorize (RFC 6749 §4.1.1, RFC 7636, RFC 9207), its continuation after sign-in, and
@@ -120,7 +111,7 @@ export function authorizeRoutes(
     return issued && { auth: result.request, code: issued.code }
   }
 
-  type ConsentClient = Pick<Client, 'id' | 'name' | 'metadata' | 'kind' | 'redirectUris'>
+  type ConsentClient = Pick<Client, 'id' | 'name' | 'metadata' | 'kind' | 'redirectUris' | 'standingOverride'>
 
   /** Sign-in, remembered consent, or the consent page: shared by the first GET and the continuation. */
   async function proceed(
@@ -174,7 +165,8 @@ export function authorizeRoutes(
     const targets =
       pending.resources.length > 0 ? await services.resourceServers.findTargets(pending.resources) : undefined
     const body = consentPage({
-      clientName: client.name,
+      app: await services.clients.displayOf(client),
+      onDevice: client.redirectUris.every(isLoopbackRedirectUri),
       about: client.metadata,
       scopes: pending.scopes,
       apis: pending.resources.map((resource) => ({
@@ -188,7 +180,6 @@ export function authorizeRoutes(
       csrfToken: csrfToken(session.csrfSecret, authorizeBinding(pending.id)),
       logoutCsrfToken: csrfToken(session.csrfSecret, LOGOUT_BINDING),
       confirmOnly,
-      unverified: unverifiedLabel(client),
     })
     return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body)
   }

@@ -5,11 +5,13 @@
 export const STYLESHEET = `
 :root { color-scheme: light dark; --bg: #f4f6f8; --card: #fff; --text: #1b1f24; --muted: #57606a;
   --border: #d0d7de; --primary: #0b5cd5; --primary-hover: #0a4fb8; --primary-text: #fff;
-  --danger: #b42318; --danger-bg: #fef3f2; --accent-bg: #e8f0fe; --ok: #1a7f37; --focus: #0b5cd5; }
+  --danger: #b42318; --danger-bg: #fef3f2; --accent-bg: #e8f0fe; --ok: #1a7f37; --focus: #0b5cd5;
+  --ok-bg: #e9f7ee; --warn: #7a4100; --warn-bg: #fff4dc; --warn-border: #c98a12; }
 @media (prefers-color-scheme: dark) {
   :root { --bg: #0d1117; --card: #161b22; --text: #e6edf3; --muted: #9da7b3; --border: #30363d;
     --primary: #4493f8; --primary-hover: #6aa8fa; --primary-text: #0d1117;
-    --danger: #f97066; --danger-bg: #2d1517; --accent-bg: #1b2a41; --ok: #3fb950; --focus: #79b8ff; }
+    --danger: #f97066; --danger-bg: #2d1517; --accent-bg: #1b2a41; --ok: #3fb950; --focus: #79b8ff;
+    --ok-bg: #12261a; --warn: #f2c45a; --warn-bg: #2b2110; --warn-border: #a8770f; }
 }
 * { box-sizing: border-box; }
 html { font-size: 100%; -webkit-text-size-adjust: 100%; }
@@ -97,6 +99,26 @@ li.passkey dd { margin: 0; }
 .inline-form input[type=text] { flex: 1 1 12rem; margin: 0; width: auto; }
 .passkey-choice { border-top: 1px solid var(--border); margin-top: 1.5rem; padding-top: 1rem; }
 .passkey-choice button { width: 100%; }
+.client-host { font-weight: 600; overflow-wrap: anywhere; }
+h1 .client-host { display: block; font-size: 1rem; color: var(--muted); }
+.standing { display: flex; gap: 0.75rem; align-items: flex-start; border: 1px solid; border-left-width: 6px;
+  border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0 0 1.25rem; }
+.standing p { margin: 0; }
+.standing-icon { flex: none; display: flex; align-items: center; justify-content: center; width: 1.75rem;
+  height: 1.75rem; border-radius: 50%; font-weight: 800; line-height: 1; }
+.standing-verified { border-color: var(--ok); background: var(--ok-bg); }
+.standing-verified .standing-icon { background: var(--ok); color: var(--card); }
+.standing-vouched { border-color: var(--primary); background: var(--accent-bg); }
+.standing-vouched .standing-icon { background: var(--primary); color: var(--primary-text); }
+.standing-unverified { border-color: var(--warn-border); background: var(--warn-bg); color: var(--warn); }
+.standing-unverified .standing-icon { background: var(--warn); color: var(--warn-bg); }
+.standing.compact { display: inline-flex; align-items: center; padding: 0.25rem 0.625rem; margin: 0 0 0.5rem; border-left-width: 4px; }
+.standing.compact .standing-icon { width: 1.25rem; height: 1.25rem; font-size: 0.8125rem; }
+.standing-tag { display: inline-block; border: 1px solid; border-radius: 999px; padding: 0 0.5rem; font-size: 0.8125rem; font-weight: 600; }
+.standing-tag-vouched { border-color: var(--primary); background: var(--accent-bg); }
+.standing-tag-unverified { border-color: var(--warn-border); background: var(--warn-bg); color: var(--warn); }
+.app-state { margin: 0 0 0.75rem; }
+.app-state.connected { color: var(--ok); font-weight: 600; }
 ul.account-history { padding-left: 1.25rem; margin: 0; }
 ul.account-history li + li { margin-top: 0.5rem; }
 @media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; }

@@ -89,7 +89,8 @@ describe('GET /account/apps', () => {
     expect(before.statusCode).toBe(200)
     expect(before.headers['cache-control']).toBe('no-store')
     expect(before.body).toContain('<h1 id="title">Connected applications</h1>')
-    expect(before.body).toContain('<h2>Fixture App</h2>')
+    expect(before.body).toContain('<h2><span class="app-name">Fixture App</span></h2>')
+    expect(before.body).toContain('data-standing="verified"')
     expect(before.body).toContain('Read your short links, tags and statistics')
     expect(before.body).toContain('Create, modify and delete your short links')
     expect(before.body).toContain('<dt>First authorized</dt>')
@@ -216,6 +217,11 @@ describe('JSON API', () => {
           terms_url: null,
           authorized_at: party.grant.createdAt.toISOString(),
           last_used_at: null,
+          standing: 'verified',
+          standing_label: 'Verified',
+          host: new URL(party.client.redirectUris[0]!).host,
+          connected: false,
+          state: 'signed_out',
         },
       ],
       csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),

@@ -45,10 +45,25 @@ describe('linkauth CLI against a live admin API', () => {
 
     const list = await cli(['clients', 'list'])
     expect(list.code).toBe(0)
-    expect(list.out).toMatch(new RegExp(`${client.client_id}\\s+CLI App\\s+active`))
+    expect(list.out).toMatch(new RegExp(`${client.client_id}\\s+CLI App\\s+registered/verified\\s+active`))
 
     const shown = await cli(['clients', 'show', client.client_id])
     expect(shown.out).toContain(`client_id:     ${client.client_id}`)
+    expect(shown.out).toContain('standing:      registered/verified')
+    expect(shown.out).toContain('host:          cli.example, 127.0.0.1:9000')
+
+    // The operator takes its standing away, then gives it back: the CLI shows each.
+    const unverified = await cli(['clients', 'unverify', client.client_id])
+    expect(unverified.out).toBe(`${client.client_id} is now registered/unverified (operator)`)
+    expect((await cli(['clients', 'list'])).out).toMatch(
+      new RegExp(`${client.client_id}\\s+CLI App\\s+registered/unverified \\(operator\\)`),
+    )
+    expect((await cli(['clients', 'verify', client.client_id])).out).toBe(
+      `${client.client_id} is now registered/verified (operator)`,
+    )
+    expect((await cli(['clients', 'reset-standing', client.client_id])).out).toBe(
+      `${client.client_id} is now registered/verified`,
+    )
 
     const disabled = await cli(['clients', 'disable', client.client_id, '--json'])
     expect(disabled.code).toBe(0)

@@ -101,16 +101,18 @@ export interface BrowserWorld {
  * The server under test over real HTTP, a callback server and a browser. `onLocalhost`: the issuer
  * is http://localhost:PORT, a secure context on a domain name, as WebAuthn needs (else 127.0.0.1).
  */
-export async function startWorld(options: { onLocalhost?: boolean } = {}): Promise<BrowserWorld> {
+export async function startWorld(
+  options: { onLocalhost?: boolean; env?: Record<string, string> } = {},
+): Promise<BrowserWorld> {
   let t: TestApp
   let base: string
   if (options.onLocalhost) {
     const port = await freePort()
     base = `http://localhost:${port}`
-    t = await buildTestApp({ env: { ISSUER: base } })
+    t = await buildTestApp({ env: { ...options.env, ISSUER: base } })
     await t.app.listen({ port, host: 'localhost' })
   } else {
-    t = await buildTestApp()
+    t = await buildTestApp({ env: options.env ?? {} })
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   }

@@ -88,6 +88,14 @@ describe('admin listener answers match the document', () => {
       check('admin', 'POST /admin/clients/{id}/enable', { url: at, headers: adminHeaders }, status)
     await enable(`${url}/enable`, 200)
     await enable('/admin/clients/nobody/enable', 404)
+    const standing = (op: string, at: string, status: number) =>
+      check('admin', op, { url: at, headers: adminHeaders }, status)
+    await standing('POST /admin/clients/{id}/verify', `${url}/verify`, 200)
+    await standing('POST /admin/clients/{id}/verify', '/admin/clients/nobody/verify', 404)
+    await standing('POST /admin/clients/{id}/unverify', `${url}/unverify`, 200)
+    await standing('POST /admin/clients/{id}/unverify', '/admin/clients/nobody/unverify', 404)
+    await standing('DELETE /admin/clients/{id}/standing', `${url}/standing`, 200)
+    await standing('DELETE /admin/clients/{id}/standing', '/admin/clients/nobody/standing', 404)
   })
 
   it('resource-server lifecycle: show, update, disable, enable, rotate the secret, delete', async () => {

@@ -1,6 +1,7 @@
 import type { AccountEvent } from '../../accounts/connected-apps.service.js'
 import { html } from '../html.js'
 import { type AccountFrame, accountPage, when } from './account-layout.js'
+import { STANDING_LABELS } from '../../clients/standing.js'
 
 const REVOKE_REASONS: Record<string, string> = {
   user_revoked: 'you revoked its access',
@@ -10,7 +11,11 @@ const REVOKE_REASONS: Record<string, string> = {
 
 /** One event of the user's history, in words. */
 function eventText(e: AccountEvent) {
-  const app = html`<strong>${e.appName ?? 'an application'}</strong>`
+  const app =
+    e.app && e.app.standing !== 'verified'
+      ? html`<strong>${e.app.name}</strong> <span class="client-host">(${e.app.host})</span>
+          <span class="standing-tag standing-tag-${e.app.standing}">${STANDING_LABELS[e.app.standing]}</span>`
+      : html`<strong>${e.appName ?? 'an application'}</strong>`
   const passkey = html`<strong>${e.name ?? 'a passkey'}</strong>`
   switch (e.type) {
     case 'consent.granted':

@@ -2,10 +2,24 @@ import type { ConnectedApp } from '../../accounts/connected-apps.service.js'
 import { html } from '../html.js'
 import { type AccountFrame, accountPage, when } from './account-layout.js'
 import { appAbout } from './app-about.js'
+import { appTitle, standingNotice } from './app-standing.js'
+import type { Standing } from '../../clients/standing.js'
+
+/** Whether the app holds a live token now, or signed out with the consent still standing. */
+function appState(app: ConnectedApp) {
+  return app.connected
+    ? html`<p class="app-state connected">Connected: it can use your account now.</p>`
+    : html`<p class="app-state signed-out">
+        Signed out: it holds no access now, but it may sign in again without asking you until you revoke
+        it (revoking forgets that you allowed it).
+      </p>`
+}
 
 function appEntry(app: ConnectedApp, csrfToken: string) {
-  return html`<li class="connected-app">
-    <h2>${app.name}</h2>
+  return html`<li class="connected-app" data-standing="${app.display.standing}">
+    <h2>${appTitle(app.display)}</h2>
+    ${standingNotice(app.display, { compact: true })}
+    ${appState(app)}
     ${appAbout(app.name, app.about)}
     <p>Can:</p>
     <ul class="scopes">
@@ -55,11 +69,21 @@ export function connectedAppsPage(options: {
       ${
         options.apps.length === 0
           ? html`<p>No application is connected to your account.</p>`
-          : html`<p>These applications can use your account. Revoking one takes effect at once.</p>
+          : html`<p>
+                These applications have your permission to use your account. Revoking one takes effect at
+                once.
+              </p>
               <ul class="connected-apps">
-                ${options.apps.map((app) => appEntry(app, options.csrfToken))}
+                ${byStanding(options.apps).map((app) => appEntry(app, options.csrfToken))}
               </ul>`
       }
     </section>`,
   )
+}
+
+const ORDER: Record<Standing, number> = { verified: 0, vouched: 1, unverified: 2 }
+
+/** Verified apps first, then those vouched for by their host, then unverified ones; else as listed. */
+function byStanding(apps: readonly ConnectedApp[]): ConnectedApp[] {
+  return [...apps].sort((a, b) => ORDER[a.display.standing] - ORDER[b.display.standing])
 }

@@ -1,8 +1,9 @@
 import { describeScope } from '../../lib/scopes.js'
 import { html } from '../html.js'
 import { page } from '../layout.js'
-import type { ClientMetadata } from '../../clients/client.service.js'
+import type { AppDisplay, ClientMetadata } from '../../clients/client.service.js'
 import { appAbout } from './app-about.js'
+import { appTitle, standingNotice } from './app-standing.js'
 
 function destination(redirectUri: string): string {
   try {
@@ -18,36 +19,6 @@ function monogram(name: string): string {
   return [...name.trim()][0]?.toUpperCase() ?? '?'
 }
 
-/**
- * Who vouches for an application that came without the operator: the host of its client_id URL
- * (a metadata document), or nobody (a dynamic registration). Absent for a registered application.
- */
-export type Unverified =
-  { kind: 'metadata_document'; host: string; onDevice: boolean } | { kind: 'dynamic'; onDevice: boolean }
-
-function unverifiedNotice(name: string, unverified: Unverified) {
-  const device = unverified.onDevice
-    ? html` It runs on your computer: it receives the answer on this device.`
-    : ''
-  return unverified.kind === 'metadata_document'
-    ? html`<p class="unverified" role="note">
-        <strong>Not registered with this service.</strong> “${name}” is the name the application gives
-        itself; <strong class="client-host">${unverified.host}</strong> vouches for it. Allow only if you
-        know and trust ${unverified.host}.${device}
-      </p>`
-    : html`<p class="unverified" role="note">
-        <strong>Unverified application.</strong> It registered itself automatically and this service has
-        not checked who runs it; “${name}” is the name it gives itself.${device}
-      </p>`
-}
-
-/** The vouching host beside a metadata-document application's self-declared name. */
-function hostBeside(unverified: Unverified | undefined) {
-  return unverified?.kind === 'metadata_document'
-    ? html` <span class="client-host">(${unverified.host})</span>`
-    : ''
-}
-
 /** An API the request names (RFC 8707), with the requested scopes it serves. */
 export interface ConsentApi {
   name: string
@@ -60,7 +31,10 @@ export interface ConsentApi {
  * the request names APIs, each is shown by its registered name beside the scopes it will get there.
  */
 export function consentPage(options: {
-  clientName: string
+  /** The application: name, host and standing (standing.ts), shown in the heading and its notice. */
+  app: AppDisplay
+  /** Its redirect URIs are all loopback: it runs on this device. */
+  onDevice?: boolean
   /** The description and links the operator registered for the application. */
   about?: ClientMetadata
   scopes: readonly string[]
@@ -75,26 +49,25 @@ export function consentPage(options: {
    * private-use scheme), which anyone can claim (RFC 8252 §8.6): one click to go on, no silent code.
    */
   confirmOnly?: boolean
-  /** Set for an application that came without the operator: labelled as not registered. */
-  unverified?: Unverified | undefined
 }): string {
   const confirmOnly = options.confirmOnly === true
+  const clientName = options.app.name
   return page(
-    confirmOnly ? `Continue to ${options.clientName}?` : `Allow ${options.clientName}?`,
+    confirmOnly ? `Continue to ${clientName}?` : `Allow ${clientName}?`,
     html`<section class="card consent" aria-labelledby="title">
-      <span class="monogram" aria-hidden="true">${monogram(options.clientName)}</span>
+      <span class="monogram" aria-hidden="true">${monogram(clientName)}</span>
       ${
         confirmOnly
-          ? html`<h1 id="title">Continue to <span class="app-name">${options.clientName}</span>?</h1>
+          ? html`<h1 id="title">Continue to ${appTitle(options.app)}?</h1>
               <p class="confirm-notice">
                 You allowed this application before. It receives the answer on a device, where another
                 program could pretend to be it: continue only if you just started this from
-                ${options.clientName}.
+                ${clientName}.
               </p>`
-          : html`<h1 id="title"><span class="app-name">${options.clientName}</span>${hostBeside(options.unverified)} wants to use your account</h1>`
+          : html`<h1 id="title">${appTitle(options.app)} wants to use your account</h1>`
       }
-      ${options.unverified ? unverifiedNotice(options.clientName, options.unverified) : ''}
-      ${appAbout(options.clientName, options.about)}
+      ${standingNotice(options.app, { onDevice: options.onDevice === true })}
+      ${appAbout(clientName, options.about)}
       <h2 id="scopes-title">If you allow it, it will be able to:</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
         ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
@@ -114,7 +87,7 @@ export function consentPage(options: {
           : ''
       }
       <p class="muted small">
-        ${options.clientName} will not see your password. Allowing sends you back to
+        ${clientName} will not see your password. Allowing sends you back to
         <strong>${destination(options.redirectUri)}</strong>. You can disconnect the application at any
         time in your account.
       </p>

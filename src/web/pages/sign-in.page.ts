@@ -1,4 +1,6 @@
+import type { AppDisplay } from '../../clients/standing.js'
 import { html } from '../html.js'
+import { appTitle, standingNotice } from './app-standing.js'
 import { page, SERVICE_NAME } from '../layout.js'
 import { tooManySignInAttempts } from './rate-limited.page.js'
 
@@ -56,7 +58,8 @@ export function signInPage(options: {
   requestId?: string | undefined
   /** A key of return-path.ts: where to go after signing in (when not continuing a request). */
   next?: string | undefined
-  clientName?: string
+  /** The application the person signs in for (its name, host and standing). */
+  app?: AppDisplay | undefined
   email?: string
   failed?: boolean
   /** Attempts for this email are held back: say how long to wait (429). */
@@ -74,8 +77,9 @@ export function signInPage(options: {
     html`<section class="card" aria-labelledby="title">
       <h1 id="title">Sign in to ${SERVICE_NAME}</h1>
       ${
-        options.clientName
-          ? html`<p>to continue to <strong class="app-name">${options.clientName}</strong></p>`
+        options.app
+          ? html`<p>to continue to ${appTitle(options.app, 'strong')}</p>
+              ${standingNotice(options.app)}`
           : ''
       }
       ${options.failed ? html`<p class="alert" role="alert">${SIGN_IN_FAILED}</p>` : ''}
@@ -117,9 +121,9 @@ export function signInPage(options: {
           : ''
       }
       ${
-        options.clientName
+        options.app
           ? html`<p class="muted small">
-              ${SERVICE_NAME} checks your password; ${options.clientName} never sees it.
+              ${SERVICE_NAME} checks your password; ${options.app.name} never sees it.
             </p>`
           : ''
       }
