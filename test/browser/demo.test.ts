@@ -10,6 +10,7 @@ import {
   newPage,
   RESULTS_DIR,
   screenshot,
+  signIn,
   STEP_TIMEOUT,
 } from '../helpers/playwright.js'
 import type { Browser } from 'playwright-core'
@@ -64,9 +65,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
       const { context, page } = await newPage(browser)
       await page.goto(url)
       await expect.poll(() => page.getByText('linkauth demo').first().isVisible()).toBe(true)
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email, password })
       await page.getByRole('button', { name: 'Allow' }).click()
       await page.getByRole('heading', { name: 'The demo app received a code' }).waitFor()
       await screenshot(page, 'demo-callback')
@@ -96,9 +95,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
       const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
       const { context, page } = await newPage(browser)
       await page.goto(url)
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email, password })
       await page.getByRole('button', { name: 'Deny' }).click()
       await page.getByRole('heading', { name: 'The demo app received an error' }).waitFor()
       await context.close()
