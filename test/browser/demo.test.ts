@@ -54,13 +54,19 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
     return { ...demo, waitFor }
   }
 
+  /** What the demo prints for the person: the authorize URL, and the email and password to sign in with. */
+  async function demoPrompts(demo: ReturnType<typeof runDemo>) {
+    const url = (await demo.waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
+    const email = (await demo.waitFor(/Email: +(\S+)/))[1]!
+    const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
+    return { url, email, password }
+  }
+
   it(
     'registers an app and a user, prints the authorize URL, and after Allow prints the token response',
     async () => {
       const demo = runDemo()
-      const url = (await demo.waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
-      const email = (await demo.waitFor(/Email: +(\S+)/))[1]!
-      const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
+      const { url, email, password } = await demoPrompts(demo)
 
       const { context, page } = await newPage(browser)
       await page.goto(url)
@@ -90,9 +96,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
     'Deny ends the demo with access_denied and a non-zero exit',
     async () => {
       const demo = runDemo()
-      const url = (await demo.waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
-      const email = (await demo.waitFor(/Email: +(\S+)/))[1]!
-      const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
+      const { url, email, password } = await demoPrompts(demo)
       const { context, page } = await newPage(browser)
       await page.goto(url)
       await signIn(page, { email, password })
