@@ -7,6 +7,7 @@ import {
   ok,
   type Operations,
   problem,
+  pathParameter,
 } from '../openapi/describe.js'
 
 export const adminPasskeySchema = z.object({
@@ -126,16 +127,7 @@ export const passkeyAdminOperations: Operations = {
     delete: {
       operationId: 'removeUserPasskey',
       summary: "Remove one of a user's passkeys (a lost device); it signs in no more.",
-      parameters: [
-        idParameter('The user id (UUID).'),
-        {
-          name: 'passkey_id',
-          in: 'path',
-          required: true,
-          description: 'The passkey id.',
-          schema: { type: 'string' },
-        },
-      ],
+      parameters: [idParameter('The user id (UUID).'), pathParameter('passkey_id', 'The passkey id.')],
       responses: {
         '204': { description: 'Removed.' },
         '400': badInput,

@@ -8,6 +8,9 @@ import {
   ok,
   type Operations,
   problem,
+  nextCursor,
+  pathParameter,
+  queryParameter,
 } from '../openapi/describe.js'
 import { USER_PAGE_DEFAULT, USER_PAGE_MAX, userPatchSchema } from './user.routes.js'
 import { newUserSchema } from './user.service.js'
@@ -15,10 +18,7 @@ import { newUserSchema } from './user.service.js'
 export const userSchema = z.object({ id: z.string(), email: z.string(), created_at: isoTime })
 export const userListSchema = z.object({
   users: z.array(userSchema),
-  next_cursor: z
-    .string()
-    .nullable()
-    .meta({ description: 'Pass as `cursor` for the next page; null when there is none.' }),
+  next_cursor: nextCursor('Pass as `cursor` for the next page; null when there is none.'),
 })
 export const resetLinkSchema = z.object({
   user_id: z.string(),
@@ -27,14 +27,6 @@ export const resetLinkSchema = z.object({
       'The one-time link (valid 30 minutes, single use). Shown only in this answer: send it to the user.',
   }),
   expires_at: isoTime,
-})
-
-const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
 })
 
 export const userAdminOperations: Operations = {
@@ -54,10 +46,10 @@ export const userAdminOperations: Operations = {
       operationId: 'listUsers',
       summary: 'List users, oldest first, one page at a time; search by email.',
       parameters: [
-        query('email_prefix', 'Only users whose email starts with this (any case).'),
-        query('email_contains', 'Only users whose email contains this (any case).'),
-        query('cursor', 'The `next_cursor` of the previous page.'),
-        query('limit', `Users per page, 1–${USER_PAGE_MAX} (default ${USER_PAGE_DEFAULT}).`, {
+        queryParameter('email_prefix', 'Only users whose email starts with this (any case).'),
+        queryParameter('email_contains', 'Only users whose email contains this (any case).'),
+        queryParameter('cursor', 'The `next_cursor` of the previous page.'),
+        queryParameter('limit', `Users per page, 1–${USER_PAGE_MAX} (default ${USER_PAGE_DEFAULT}).`, {
           type: 'integer',
           minimum: 1,
           maximum: USER_PAGE_MAX,
@@ -112,16 +104,7 @@ export const userAdminOperations: Operations = {
       operationId: 'revokeUserGrant',
       summary:
         "Revoke a user's grant to one application with every refresh family under it, at once (the user's Revoke, done by the operator).",
-      parameters: [
-        idParameter('The user id (UUID).'),
-        {
-          name: 'client_id',
-          in: 'path',
-          required: true,
-          description: 'The application.',
-          schema: { type: 'string' },
-        },
-      ],
+      parameters: [idParameter('The user id (UUID).'), pathParameter('client_id', 'The application.')],
       responses: {
         '204': { description: 'Revoked.' },
         '400': badInput,

@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { badInput, isoTime, noAdminToken, ok, type Operations } from '../openapi/describe.js'
+import {
+  badInput,
+  isoTime,
+  noAdminToken,
+  ok,
+  type Operations,
+  nextCursor,
+  queryParameter,
+} from '../openapi/describe.js'
 import { AUDIT_ACTOR_KINDS, AUDIT_EVENT_TYPES } from './audit.service.js'
 import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from './audit.routes.js'
 
@@ -33,18 +41,7 @@ export const auditEventSchema = z.object({
 
 export const auditPageSchema = z.object({
   events: z.array(auditEventSchema),
-  next_cursor: z
-    .string()
-    .nullable()
-    .meta({ description: 'Pass as `cursor` for the next (older) page; null when there is none.' }),
-})
-
-const query = (name: string, description: string, schema: Record<string, unknown> = { type: 'string' }) => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
+  next_cursor: nextCursor('Pass as `cursor` for the next (older) page; null when there is none.'),
 })
 
 export const auditAdminOperations: Operations = {
@@ -53,20 +50,30 @@ export const auditAdminOperations: Operations = {
       operationId: 'listAuditEvents',
       summary: 'Read the audit trail, newest first, one page at a time.',
       parameters: [
-        query('user_id', 'Only events concerning this user (UUID).', { type: 'string', format: 'uuid' }),
-        query('client_id', 'Only events concerning this application.'),
+        queryParameter('user_id', 'Only events concerning this user (UUID).', {
+          type: 'string',
+          format: 'uuid',
+        }),
+        queryParameter('client_id', 'Only events concerning this application.'),
         {
-          ...query('type', 'Only events of these types (repeat the parameter, or separate with commas).', {
-            type: 'array',
-            items: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
-          }),
+          ...queryParameter(
+            'type',
+            'Only events of these types (repeat the parameter, or separate with commas).',
+            {
+              type: 'array',
+              items: { type: 'string', enum: [...AUDIT_EVENT_TYPES] },
+            },
+          ),
           style: 'form',
           explode: true,
         },
-        query('from', 'Events at or after this ISO 8601 time.', { type: 'string', format: 'date-time' }),
-        query('to', 'Events before this ISO 8601 time.', { type: 'string', format: 'date-time' }),
-        query('cursor', 'The `next_cursor` of the previous page.'),
-        query('limit', `Events per page, 1–${AUDIT_PAGE_MAX} (default ${AUDIT_PAGE_DEFAULT}).`, {
+        queryParameter('from', 'Events at or after this ISO 8601 time.', {
+          type: 'string',
+          format: 'date-time',
+        }),
+        queryParameter('to', 'Events before this ISO 8601 time.', { type: 'string', format: 'date-time' }),
+        queryParameter('cursor', 'The `next_cursor` of the previous page.'),
+        queryParameter('limit', `Events per page, 1–${AUDIT_PAGE_MAX} (default ${AUDIT_PAGE_DEFAULT}).`, {
           type: 'integer',
           minimum: 1,
           maximum: AUDIT_PAGE_MAX,

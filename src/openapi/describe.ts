@@ -114,13 +114,32 @@ export const adminAuthLimited = problem(
   'This address sent ADMIN_AUTH_FAILURE_LIMIT wrong admin tokens this minute; wait `Retry-After` seconds.',
 )
 
-export const idParameter = (description: string) => ({
-  name: 'id',
+/** A required string in the path, such as `{id}`. */
+export const pathParameter = (name: string, description: string) => ({
+  name,
   in: 'path',
   required: true,
   description,
   schema: { type: 'string' },
 })
+
+export const idParameter = (description: string) => pathParameter('id', description)
+
+/** An optional query parameter of a list (a filter, `cursor`, `limit`); a string unless `schema` says. */
+export const queryParameter = (
+  name: string,
+  description: string,
+  schema: Record<string, unknown> = { type: 'string' },
+) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+})
+
+/** The `next_cursor` of a page the admin API answers; `description` says what the next page holds. */
+export const nextCursor = (description: string) => z.string().nullable().meta({ description })
 
 /** ISO 8601 timestamps as the admin and account APIs write them. */
 export const isoTime = z

@@ -1,5 +1,13 @@
 import { z } from 'zod'
-import { badInput, isoTime, noAdminToken, ok, type Operations, problem } from '../openapi/describe.js'
+import {
+  badInput,
+  isoTime,
+  noAdminToken,
+  ok,
+  type Operations,
+  problem,
+  pathParameter,
+} from '../openapi/describe.js'
 import { jwksSchema } from './jwks.openapi.js'
 
 export const signingKeySchema = z.object({
@@ -48,13 +56,7 @@ export const rekeySchema = z.object({
     .meta({ description: 'Every private key is under the current key: KEY_ENCRYPTION_KEY_PREVIOUS can go.' }),
 })
 
-const kidParameter = {
-  name: 'kid',
-  in: 'path',
-  required: true,
-  description: 'The key id, as GET /admin/keys lists it.',
-  schema: { type: 'string' },
-}
+const kidParameter = pathParameter('kid', 'The key id, as GET /admin/keys lists it.')
 
 export const signingKeyAdminOperations: Operations = {
   '/admin/keys': {

@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import {
+  axeViolations,
   BROWSER_TEST_TIMEOUT,
   type BrowserWorld,
   expectNoSeriousA11yViolations,
-  axeViolations,
   expectStableLayout,
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
   startWorld,
 } from '../helpers/playwright.js'
 
@@ -33,9 +34,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('accessibility (axe-core)', () => {
         await expectStableLayout(page)
         await screenshot(page, `a11y-${colorScheme}-sign-in`)
 
-        await page.getByLabel('Email').fill(s.email)
-        await page.getByLabel('Password').fill('wrong password')
-        await page.getByRole('button', { name: 'Sign in' }).click()
+        await signIn(page, { email: s.email, password: 'wrong password' })
         await page.getByRole('alert').waitFor()
         await expectNoSeriousA11yViolations(page)
 

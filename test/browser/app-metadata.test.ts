@@ -9,6 +9,7 @@ import {
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
   startWorld,
   waitForCallback,
 } from '../helpers/playwright.js'
@@ -67,9 +68,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('application metadata on the consent and con
         const { context, page } = await newPage(world.browser, { colorScheme })
 
         await page.goto(s.authorizeUrl(`state-meta-${colorScheme}`))
-        await page.getByLabel('Email').fill(s.email)
-        await page.getByLabel('Password').fill(s.password)
-        await page.getByRole('button', { name: 'Sign in' }).click()
+        await signIn(page, s)
         await page.getByRole('button', { name: 'Allow' }).waitFor()
         // Plain text: the markup in it is shown, never rendered.
         expect(await page.locator('.app-description').textContent()).toBe(DESCRIPTION)
@@ -135,9 +134,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('application metadata on the consent and con
       })
       const { context, page } = await newPage(world.browser, { viewport: { width: 360, height: 740 } })
       await page.goto(s.authorizeUrl('state-meta-phone'))
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, s)
       await page.getByRole('button', { name: 'Allow' }).waitFor()
       await expectNoHorizontalScroll(page)
       await screenshot(page, 'app-metadata-phone-consent')

@@ -10,6 +10,8 @@ import {
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
+  signInAndAllow,
   startWorld,
   waitForCallback,
 } from '../helpers/playwright.js'
@@ -24,9 +26,7 @@ const PAGE_EXISTS = existsSync('src/accounts/connected-apps.routes.ts')
 async function openConnectedApps(page: Page, base: string, email: string, password: string) {
   await page.goto(`${base}/account/apps`)
   if (await page.getByLabel('Password').isVisible()) {
-    await page.getByLabel('Email').fill(email)
-    await page.getByLabel('Password').fill(password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await signIn(page, { email, password })
     await page.waitForLoadState()
     if (!new URL(page.url()).pathname.startsWith('/account/apps')) await page.goto(`${base}/account/apps`)
   }
@@ -54,12 +54,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('connected applications page', () => {
     async () => {
       const first = await seedBrowserWorld(world, 'Shortcut Stats')
       const { context, page } = await newPage(world.browser)
-      await page.goto(first.authorizeUrl('state-apps-1'))
-      await page.getByLabel('Email').fill(first.email)
-      await page.getByLabel('Password').fill(first.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('button', { name: 'Allow' }).click()
-      await waitForCallback(page, world)
+      await signInAndAllow(page, world, first, 'state-apps-1')
 
       // A second application for the same person.
       const second = await world.t.services.clients.createClient({
@@ -118,12 +113,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('connected applications page', () => {
         viewport: { width: 375, height: 667 },
         isMobile: true,
       })
-      await page.goto(s.authorizeUrl('state-apps-phone'))
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('button', { name: 'Allow' }).click()
-      await waitForCallback(page, world)
+      await signInAndAllow(page, world, s, 'state-apps-phone')
       await openConnectedApps(page, world.base, s.email, s.password)
       await expectNoHorizontalScroll(page)
       await screenshot(page, 'connected-apps-phone')

@@ -10,6 +10,7 @@ import {
   newPage,
   RESULTS_DIR,
   screenshot,
+  signIn,
   STEP_TIMEOUT,
 } from '../helpers/playwright.js'
 import type { Browser } from 'playwright-core'
@@ -53,20 +54,24 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
     return { ...demo, waitFor }
   }
 
+  /** What the demo prints for the person: the authorize URL, and the email and password to sign in with. */
+  async function demoPrompts(demo: ReturnType<typeof runDemo>) {
+    const url = (await demo.waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
+    const email = (await demo.waitFor(/Email: +(\S+)/))[1]!
+    const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
+    return { url, email, password }
+  }
+
   it(
     'registers an app and a user, prints the authorize URL, and after Allow prints the token response',
     async () => {
       const demo = runDemo()
-      const url = (await demo.waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
-      const email = (await demo.waitFor(/Email: +(\S+)/))[1]!
-      const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
+      const { url, email, password } = await demoPrompts(demo)
 
       const { context, page } = await newPage(browser)
       await page.goto(url)
       await expect.poll(() => page.getByText('linkauth demo').first().isVisible()).toBe(true)
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email, password })
       await page.getByRole('button', { name: 'Allow' }).click()
       await page.getByRole('heading', { name: 'The demo app received a code' }).waitFor()
       await screenshot(page, 'demo-callback')
@@ -91,14 +96,10 @@ describe.skipIf(!BROWSER_AVAILABLE)('npm run demo', () => {
     'Deny ends the demo with access_denied and a non-zero exit',
     async () => {
       const demo = runDemo()
-      const url = (await demo.waitFor(/^ {3}(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
-      const email = (await demo.waitFor(/Email: +(\S+)/))[1]!
-      const password = (await demo.waitFor(/Password: +(\S+)/))[1]!
+      const { url, email, password } = await demoPrompts(demo)
       const { context, page } = await newPage(browser)
       await page.goto(url)
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email, password })
       await page.getByRole('button', { name: 'Deny' }).click()
       await page.getByRole('heading', { name: 'The demo app received an error' }).waitFor()
       await context.close()

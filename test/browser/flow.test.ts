@@ -6,6 +6,8 @@ import {
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
+  signInAndAllow,
   startWorld,
   waitForCallback,
 } from '../helpers/playwright.js'
@@ -28,9 +30,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the flow in a browser', () => {
       await expect.poll(() => page.title()).toBe('Sign in · linkauth')
       await expect.poll(() => page.getByText('Shortcut Stats').first().isVisible()).toBe(true)
       await screenshot(page, 'flow-1-sign-in')
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, s)
 
       await page.getByRole('heading', { name: /Shortcut Stats wants to use your account/ }).waitFor()
       const scopes = await page.getByRole('listitem').allTextContents()
@@ -56,9 +56,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the flow in a browser', () => {
       const s = await seedBrowserWorld(world)
       const { context, page } = await newPage(world.browser)
       await page.goto(s.authorizeUrl('state-deny'))
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, s)
       await page.getByRole('button', { name: 'Deny' }).click()
 
       const params = await waitForCallback(page, world)
@@ -78,9 +76,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the flow in a browser', () => {
       const s = await seedBrowserWorld(world)
       const { context, page } = await newPage(world.browser)
       await page.goto(s.authorizeUrl('state-retry'))
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill('not the password')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email: s.email, password: 'not the password' })
 
       await page.getByRole('alert').waitFor()
       expect(await page.getByRole('alert').textContent()).toContain('Email or password is incorrect')
@@ -104,12 +100,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the flow in a browser', () => {
     async () => {
       const s = await seedBrowserWorld(world)
       const { context, page } = await newPage(world.browser)
-      await page.goto(s.authorizeUrl('state-first'))
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
-      await page.getByRole('button', { name: 'Allow' }).click()
-      await waitForCallback(page, world)
+      await signInAndAllow(page, world, s, 'state-first')
 
       const before = world.callback.received.length
       await page.goto(s.authorizeUrl('state-again'))

@@ -23,6 +23,7 @@ import {
   launchBrowser,
   newPage,
   screenshot,
+  signIn,
   STEP_TIMEOUT,
 } from '../helpers/playwright.js'
 import { captureLogger } from '../helpers/resource.js'
@@ -59,9 +60,7 @@ class ChromiumAgentProvider extends BrowserAgentProvider {
         route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Agent</title>' }),
       )
       await page.goto(url.href)
-      await page.getByLabel('Email').fill(this.person.email)
-      await page.getByLabel('Password').fill(this.person.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, this.person)
       const notice = page.getByRole('note')
       await notice.waitFor()
       this.consentText = (await page.locator('main').textContent()) ?? ''

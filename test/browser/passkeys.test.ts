@@ -14,6 +14,8 @@ import {
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
+  signInAndAllow,
   startWorld,
   STEP_TIMEOUT,
   waitForCallback,
@@ -64,9 +66,7 @@ async function expectCardsApart(page: Page) {
 /** Signs in with the password on `page` and adds a passkey there (its virtual authenticator's). */
 async function addPasskey(page: Page, s: { email: string; password: string }) {
   await page.goto(`${world.base}/login?next=account-passkeys`)
-  await page.getByLabel('Email').fill(s.email)
-  await page.getByLabel('Password').fill(s.password)
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await signIn(page, s, { exact: true })
   await page.getByRole('button', { name: 'Add a passkey' }).click()
   await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()
 }
@@ -137,9 +137,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
 
       // Not signed in: the sign-in page, which comes back to the passkeys page.
       await page.goto(`${world.base}/account/passkeys`)
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await signIn(page, s, { exact: true })
       await page.getByRole('heading', { name: 'Passkeys', level: 1 }).waitFor()
       await expectNoSeriousA11yViolations(page)
       await screenshot(page, 'passkeys-1-none-yet')
@@ -182,9 +180,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       await expectNoSeriousA11yViolations(other.page)
       await screenshot(other.page, 'passkeys-4-password-sign-in-off')
 
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await signIn(page, s, { exact: true })
       await expect
         .poll(() => page.getByRole('alert').first().textContent())
         .toBe('Email or password is incorrect')
@@ -287,9 +283,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       const typed = await newPage(world.browser)
       const two = await virtualAuthenticator(typed.context, typed.page)
       await typed.page.goto(s.authorizeUrl('state-after-typo'))
-      await typed.page.getByLabel('Email').fill(s.email)
-      await typed.page.getByLabel('Password').fill('not my password')
-      await typed.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await signIn(typed.page, { email: s.email, password: 'not my password' }, { exact: true })
       await typed.page.getByRole('alert').filter({ hasText: 'Email or password is incorrect' }).waitFor()
       // The same passkey, its counter past the use above (a counter that does not grow is refused).
       await two.cdp.send('WebAuthn.addCredential', {
@@ -351,9 +345,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
       expect((await waitForCallback(page, world)).get('state')).toBe('state-after-reset')
       const other = await newPage(world.browser)
       await other.page.goto(`${world.base}/login`)
-      await other.page.getByLabel('Email').fill(s.email)
-      await other.page.getByLabel('Password').fill(s.password)
-      await other.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+      await signIn(other.page, s, { exact: true })
       await other.page.getByRole('alert').filter({ hasText: 'Email or password is incorrect' }).waitFor()
       expect(await world.t.services.passkeys.passwordSignIn(s.user.id)).toBe(false)
       await other.context.close()
@@ -453,12 +445,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('passkeys in chromium', () => {
         const s = await seedBrowserWorld(world, 'A connected application with a rather long name indeed')
         const { context, page } = await newPage(world.browser, { viewport })
         await virtualAuthenticator(context, page)
-        await page.goto(s.authorizeUrl('state-layout'))
-        await page.getByLabel('Email').fill(s.email)
-        await page.getByLabel('Password').fill(s.password)
-        await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-        await page.getByRole('button', { name: 'Allow' }).click()
-        await waitForCallback(page, world)
+        await signInAndAllow(page, world, s, 'state-layout', { exact: true })
         await page.goto(`${world.base}/account/passkeys`)
         await page.getByRole('button', { name: 'Add a passkey' }).click()
         await page.getByRole('status').filter({ hasText: 'Your passkey was added' }).waitFor()

@@ -9,6 +9,7 @@ import {
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
   startWorld,
 } from '../helpers/playwright.js'
 
@@ -36,9 +37,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('password pages', () => {
       const { context, page } = await newPage(world.browser)
       await page.goto(`${world.base}/account/password`)
       // Not signed in: the sign-in form, which comes back here.
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill(s.password)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, s)
       await page.getByRole('heading', { name: 'Change your password' }).waitFor()
       expect(new URL(page.url()).pathname).toBe('/account/password')
       await expectNoSeriousA11yViolations(page)
@@ -106,9 +105,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('password pages', () => {
       await screenshot(page, 'reset-2-done')
 
       await page.getByRole('link', { name: 'Sign in with your new password' }).click()
-      await page.getByLabel('Email').fill(s.email)
-      await page.getByLabel('Password').fill('a fresh reset password')
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email: s.email, password: 'a fresh reset password' })
       await page.getByRole('heading', { name: 'You are signed in' }).waitFor()
 
       await page.goto(link)

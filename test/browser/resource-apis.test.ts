@@ -7,6 +7,7 @@ import {
   newPage,
   screenshot,
   seedBrowserWorld,
+  signIn,
   startWorld,
   waitForCallback,
 } from '../helpers/playwright.js'
@@ -34,9 +35,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('consent and connected apps name the APIs', 
       const { context, page } = await newPage(world.browser)
       try {
         await page.goto(url.href)
-        await page.getByLabel('Email').fill(seeded.email)
-        await page.getByLabel('Password').fill(seeded.password)
-        await page.getByRole('button', { name: 'Sign in' }).click()
+        await signIn(page, seeded)
         const apis = page.getByRole('list', { name: /these services/ })
         await apis.waitFor()
         const links = apis.getByRole('listitem').filter({ hasText: LINKS_API.name })

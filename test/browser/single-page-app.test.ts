@@ -10,6 +10,7 @@ import {
   launchBrowser,
   newPage,
   screenshot,
+  signIn,
   STEP_TIMEOUT,
 } from '../helpers/playwright.js'
 import { introspect } from '../helpers/tokens.js'
@@ -144,9 +145,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('a single-page application on another origin
       const { context, page } = await newPage(browser)
       await page.goto(`${appOrigin}/`)
       await page.waitForURL((url) => url.href.startsWith(`${issuer}/login`))
-      await page.getByLabel('Email').fill(email)
-      await page.getByLabel('Password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Sign in' }).click()
+      await signIn(page, { email, password: PASSWORD })
       await page.getByRole('button', { name: 'Allow' }).click()
       await page.waitForURL((url) => url.href.startsWith(`${appOrigin}/callback`))
       await page.locator('#result').filter({ hasText: /\S/ }).waitFor({ timeout: STEP_TIMEOUT })

@@ -7,7 +7,7 @@ import { accessTokenVerifier } from '../../docs/examples/resource-server.js'
 import { buildLinksApp } from '../../examples/links-api/src/app.js'
 import { createLinksTestDatabase } from '../../examples/links-api/test/links-database.js'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
-import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
+import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { freePort } from '../helpers/net.js'
 import { LINKS_EXAMPLE_API, registerApi } from '../helpers/resource-apis.js'
@@ -61,29 +61,7 @@ async function startLinksApi(server: TestApp, resource: string) {
 /** The user's part: open the authorization URL, sign in, Allow; returns where the browser is sent. */
 async function userApproves(authorizeUrl: string, email: string): Promise<URL> {
   const url = new URL(authorizeUrl)
-  const browser = new HttpBrowser(url.origin)
-  const signIn = await browser.follow(await browser.request(url.pathname + url.search))
-  const consent = await browser.follow(
-    await browser.request('/login', {
-      method: 'POST',
-      form: {
-        email,
-        password: PASSWORD,
-        csrf_token: hiddenField(signIn.body, 'csrf_token'),
-        request: hiddenField(signIn.body, 'request'),
-      },
-    }),
-  )
-  const decision = await browser.request('/oauth/authorize', {
-    method: 'POST',
-    form: {
-      request: hiddenField(consent.body, 'request'),
-      csrf_token: hiddenField(consent.body, 'csrf_token'),
-      decision: 'allow',
-    },
-  })
-  expect(decision.res.status).toBe(303)
-  return new URL(decision.res.headers.get('location')!)
+  return new HttpBrowser(url.origin).signInAndAllow(url.pathname + url.search, email, PASSWORD)
 }
 
 describe('docs/integrating.md includes the examples verbatim', () => {

@@ -5,14 +5,13 @@ import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { hiddenField, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { createResourceServer, introspectRequest, type ResourceServerCredentials } from '../helpers/tokens.js'
+import { discover, insecure } from '../helpers/oauth4webapi.js'
 
 /**
  * DPoP (RFC 9449) at the authorization server, with a strict third-party client library
  * (oauth4webapi's DPoP handle) over real HTTP: tokens bound to the client's key, refresh with the
  * same key only, a proof used once, server nonces, dpop_jkt, and the per-client and global rules.
  */
-
-const insecure = { [oauth.allowInsecureRequests]: true }
 
 interface Server {
   t: TestApp
@@ -23,10 +22,7 @@ interface Server {
 async function start(env: Record<string, string> = {}): Promise<Server> {
   const { t } = await listenTestApp({ env })
   const issuer = new URL(t.config.issuer)
-  const as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
-  )
+  const as = await discover(issuer)
   return { t, issuer, as }
 }
 

@@ -5,6 +5,7 @@ import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { createTestClock } from '../helpers/clock.js'
 import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
+import { discover, insecure } from '../helpers/oauth4webapi.js'
 
 /**
  * The whole flow over real HTTP with a strict third-party client library (oauth4webapi): discovery,
@@ -22,18 +23,12 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
-// Plain http is allowed on the loopback only; that is the one special setting the client needs.
-const insecure = { [oauth.allowInsecureRequests]: true }
-
 it('a standard client completes the flow and refreshes; a resource server verifies with the JWKS alone', async () => {
   const s = await seed(t)
   const client: oauth.Client = { client_id: s.client.id }
   const auth = oauth.None()
 
-  const as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
-  )
+  const as = await discover(issuer)
   expect(as.code_challenge_methods_supported).toEqual(['S256'])
 
   const verifier = oauth.generateRandomCodeVerifier()

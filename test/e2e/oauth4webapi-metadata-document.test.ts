@@ -4,13 +4,13 @@ import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { PASSWORD } from '../helpers/browser.js'
 import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
+import { discover, insecure } from '../helpers/oauth4webapi.js'
 
 /** oauth4webapi, a strict client, against a Client ID Metadata Document client (issue 27). */
 
 let t: TestApp
 let issuer: URL
 let server: DocumentServer
-const insecure = { [oauth.allowInsecureRequests]: true }
 const REDIRECT = 'https://agent.example/callback'
 beforeAll(async () => {
   server = await startDocumentServer()
@@ -30,10 +30,7 @@ it('completes the flow and refreshes with a client_id URL', async () => {
   const email = `cimd-e2e-${Math.random().toString(36).slice(2)}@example.com`
   await t.services.users.createUser({ email, password: PASSWORD })
   const client: oauth.Client = { client_id: clientId }
-  const as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
-  )
+  const as = await discover(issuer)
   expect(as.client_id_metadata_document_supported).toBe(true)
   const verifier = oauth.generateRandomCodeVerifier()
   const state = oauth.generateRandomState()

@@ -5,6 +5,7 @@ import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { HttpBrowser } from '../helpers/http-browser.js'
 import { LINKS_API, registerApi, SHOP_API } from '../helpers/resource-apis.js'
+import { discover, insecure } from '../helpers/oauth4webapi.js'
 
 /**
  * RFC 8707 end to end with a strict third-party client (oauth4webapi) and two resource servers: the
@@ -23,16 +24,11 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
-const insecure = { [oauth.allowInsecureRequests]: true }
-
 it('a standard client gets one token per API; each API refuses the other’s', async () => {
   const s = await seed(t)
   const client: oauth.Client = { client_id: s.client.id }
   const auth = oauth.None()
-  const as = await oauth.processDiscoveryResponse(
-    issuer,
-    await oauth.discoveryRequest(issuer, { ...insecure, algorithm: 'oauth2' }),
-  )
+  const as = await discover(issuer)
 
   const verifier = oauth.generateRandomCodeVerifier()
   const state = oauth.generateRandomState()

@@ -24,6 +24,7 @@ import { HttpBrowser } from '../helpers/http-browser.js'
 import { freePort } from '../helpers/net.js'
 import { COMMERCE_EXAMPLE_API, LINKS_EXAMPLE_API, registerApi } from '../helpers/resource-apis.js'
 import { captureLogger } from '../helpers/resource.js'
+import { discover, insecure } from '../helpers/oauth4webapi.js'
 
 /**
  * Issue 26: a client that follows only the service spec (§4.4: client_id, scope, redirect_uri,
@@ -118,13 +119,9 @@ const openIdClient: Library = {
   },
 }
 
-const insecure = { [oauth.allowInsecureRequests]: true }
 async function authorizationServer() {
   const url = new URL(issuer)
-  return oauth.processDiscoveryResponse(
-    url,
-    await oauth.discoveryRequest(url, { ...insecure, algorithm: 'oauth2' }),
-  )
+  return discover(url)
 }
 const oauth4webapi: Library = {
   async signIn(scope, email, clientId) {

@@ -161,6 +161,37 @@ export async function waitForCallback(page: Page, world: BrowserWorld): Promise<
   return new URL(page.url()).searchParams
 }
 
+/**
+ * Fills the sign-in form on `page` and presses Sign in. `exact`: the button named exactly "Sign in"
+ * (pages that also offer "Sign in with a passkey").
+ */
+export async function signIn(
+  page: Page,
+  who: { email: string; password: string },
+  options: { exact?: boolean } = {},
+): Promise<void> {
+  await page.getByLabel('Email').fill(who.email)
+  await page.getByLabel('Password').fill(who.password)
+  await page.getByRole('button', { name: 'Sign in', ...(options.exact ? { exact: true } : {}) }).click()
+}
+
+/**
+ * Opens the authorization request for `state`, signs in, allows, and waits for the callback: the
+ * person's first consent, as most browser tests need it before the part they check.
+ */
+export async function signInAndAllow(
+  page: Page,
+  world: BrowserWorld,
+  s: { email: string; password: string; authorizeUrl(state: string): string },
+  state: string,
+  options: { exact?: boolean } = {},
+): Promise<URLSearchParams> {
+  await page.goto(s.authorizeUrl(state))
+  await signIn(page, s, options)
+  await page.getByRole('button', { name: 'Allow' }).click()
+  return waitForCallback(page, world)
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 export interface AxeViolation {

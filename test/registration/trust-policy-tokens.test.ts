@@ -75,6 +75,33 @@ async function holdings() {
   const code = await codeFor(browser, clientId, false)
   return { clientId, code, browser, ...tokens }
 }
+type Holdings = Awaited<ReturnType<typeof holdings>>
+
+const redeemHeldCode = (app: TestApp, held: Holdings) =>
+  tokenRequest(app, {
+    grant_type: 'authorization_code',
+    code: held.code,
+    code_verifier: VERIFIER,
+    client_id: held.clientId,
+  })
+
+const refreshHeld = (app: TestApp, held: Holdings) =>
+  tokenRequest(app, {
+    grant_type: 'refresh_token',
+    refresh_token: held.refresh_token,
+    client_id: held.clientId,
+  })
+
+/** What the client holds stops: the code and the refresh token answer invalid_client, the access token introspects inactive. */
+async function expectHoldingsStopped(app: TestApp, held: Holdings) {
+  const code = await redeemHeldCode(app, held)
+  expect(code.statusCode).toBe(401)
+  expect(code.json()).toMatchObject({ error: 'invalid_client' })
+  const refresh = await refreshHeld(app, held)
+  expect(refresh.statusCode).toBe(401)
+  expect(refresh.json()).toMatchObject({ error: 'invalid_client' })
+  expect(await introspect(app, rs, held.access_token)).toEqual({ active: false })
+}
 
 describe('the operator closes the door: what such clients hold stops working', () => {
   it.each([
@@ -95,22 +122,7 @@ describe('the operator closes the door: what such clients hold stops working', (
         env: { ...GENEROUS_LIMITS, CLIENT_METADATA_TEST_CA: server.caPath, ...env() },
       })
       try {
-        const code = await tokenRequest(closed, {
-          grant_type: 'authorization_code',
-          code: held.code,
-          code_verifier: VERIFIER,
-          client_id: held.clientId,
-        })
-        expect(code.statusCode).toBe(401)
-        expect(code.json()).toMatchObject({ error: 'invalid_client' })
-        const refresh = await tokenRequest(closed, {
-          grant_type: 'refresh_token',
-          refresh_token: held.refresh_token,
-          client_id: held.clientId,
-        })
-        expect(refresh.statusCode).toBe(401)
-        expect(refresh.json()).toMatchObject({ error: 'invalid_client' })
-        expect(await introspect(closed, rs, held.access_token)).toEqual({ active: false })
+        await expectHoldingsStopped(closed, held)
         // The signed-in user's remembered consent gets no code either: the error page says why.
         const returning = new Browser(closed.app)
         for (const [name, value] of held.browser.jar.cookies) returning.jar.cookies.set(name, value)
@@ -130,18 +142,9 @@ describe('the operator closes the door: what such clients hold stops working', (
       }
       // Nothing was revoked or spent: the instance with the door open serves the same tokens.
       expect(await introspect(t, rs, held.access_token)).toMatchObject({ active: true })
-      const refreshed = await tokenRequest(t, {
-        grant_type: 'refresh_token',
-        refresh_token: held.refresh_token,
-        client_id: held.clientId,
-      })
+      const refreshed = await refreshHeld(t, held)
       expect(refreshed.statusCode).toBe(200)
-      const redeemed = await tokenRequest(t, {
-        grant_type: 'authorization_code',
-        code: held.code,
-        code_verifier: VERIFIER,
-        client_id: held.clientId,
-      })
+      const redeemed = await redeemHeldCode(t, held)
       expect(redeemed.statusCode).toBe(200)
     },
   )
@@ -155,22 +158,7 @@ describe('the operator closes the door: what such clients hold stops working', (
       payload: { client_id: held.clientId },
     })
     expect(blocked.statusCode).toBe(201)
-    const code = await tokenRequest(t, {
-      grant_type: 'authorization_code',
-      code: held.code,
-      code_verifier: VERIFIER,
-      client_id: held.clientId,
-    })
-    expect(code.statusCode).toBe(401)
-    expect(code.json()).toMatchObject({ error: 'invalid_client' })
-    const refresh = await tokenRequest(t, {
-      grant_type: 'refresh_token',
-      refresh_token: held.refresh_token,
-      client_id: held.clientId,
-    })
-    expect(refresh.statusCode).toBe(401)
-    expect(refresh.json()).toMatchObject({ error: 'invalid_client' })
-    expect(await introspect(t, rs, held.access_token)).toEqual({ active: false })
+    await expectHoldingsStopped(t, held)
     // Unblocked, the row stays disabled and the grants stay revoked.
     const unblocked = await t.admin.inject({
       method: 'DELETE',
@@ -179,11 +167,7 @@ describe('the operator closes the door: what such clients hold stops working', (
     })
     expect(unblocked.statusCode).toBe(204)
     expect(await introspect(t, rs, held.access_token)).toEqual({ active: false })
-    const again = await tokenRequest(t, {
-      grant_type: 'refresh_token',
-      refresh_token: held.refresh_token,
-      client_id: held.clientId,
-    })
+    const again = await refreshHeld(t, held)
     expect(again.statusCode).toBe(401)
   })
 })

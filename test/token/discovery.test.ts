@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { listenTestApp, type TestApp } from '../helpers/app.js'
 import { createTestClock, type TestClock } from '../helpers/clock.js'
 import { createParty, mintCode, type Party, REDIRECT_URI } from '../helpers/fixtures.js'
+import { discover, insecure } from '../helpers/oauth4webapi.js'
 
 // The issuer must be the address the client reaches, so the app is built for a port found first.
 let t: TestApp
@@ -18,8 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close()
 })
-
-const insecure = { [oauth.allowInsecureRequests]: true } // http on the loopback only
 
 describe('GET /.well-known/oauth-authorization-server', () => {
   it('describes this server (RFC 8414)', async () => {
@@ -53,10 +52,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
 
 describe('oauth4webapi as the third-party client', () => {
   it('discovers, exchanges a code, validates the JWT, and refreshes', async () => {
-    const as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-    )
+    const as = await discover(issuer)
     expect(as.issuer).toBe(t.config.issuer)
     const client: oauth.Client = { client_id: party.client.id }
 
