@@ -15,6 +15,8 @@ export interface Client {
   disabledAt: Date | null
   /** RFC 9449: every token request of this client must carry a DPoP proof (migration 0008). */
   requireDpop: boolean
+  /** RFC 9126 §6: its authorization requests must be pushed; a plain one is refused (migration 0019). */
+  requirePar: boolean
   /** What users see about the application beside its name; null where the operator gave none. */
   metadata: ClientMetadata
   /** Who brought it: the operator, a Client ID Metadata Document, or a dynamic registration (RFC 7591). */
@@ -45,6 +47,7 @@ export function toClient(row: Row<'clients'>): Client {
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
     requireDpop: row.require_dpop,
+    requirePar: row.require_par,
     metadata: {
       homepageUrl: row.homepage_url,
       privacyPolicyUrl: row.privacy_policy_url,
@@ -75,6 +78,7 @@ export async function insertClient(
     scopes: string[]
     defaultScopes?: string[] | null
     requireDpop?: boolean
+    requirePar?: boolean
     metadata?: Partial<ClientMetadata>
     kind?: ClientKind
     registrationTokenHash?: string
@@ -91,6 +95,7 @@ export async function insertClient(
       scopes: client.scopes,
       default_scopes: client.defaultScopes ?? null,
       require_dpop: client.requireDpop ?? false,
+      require_par: client.requirePar ?? false,
       ...metadataColumns(client.metadata ?? {}),
       ...(client.kind ? { kind: client.kind } : {}),
       ...(client.registrationTokenHash ? { registration_token_hash: client.registrationTokenHash } : {}),
