@@ -123,6 +123,7 @@ export async function updateClient(
     /** null: all of its scopes. */
     defaultScopes?: string[] | null
     metadata?: Partial<ClientMetadata>
+    requirePar?: boolean | undefined
   },
 ): Promise<Client> {
   const row = await db
@@ -132,6 +133,7 @@ export async function updateClient(
       ...(fields.redirectUris !== undefined ? { redirect_uris: fields.redirectUris } : {}),
       ...(fields.scopes !== undefined ? { scopes: fields.scopes } : {}),
       ...(fields.defaultScopes !== undefined ? { default_scopes: fields.defaultScopes } : {}),
+      ...(fields.requirePar !== undefined ? { require_par: fields.requirePar } : {}),
       ...metadataColumns(fields.metadata ?? {}),
     })
     .where('id', '=', id)

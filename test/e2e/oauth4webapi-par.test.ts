@@ -192,4 +192,35 @@ describe('pushed authorization requests with oauth4webapi', () => {
     const tokens = await tokensFor(client, p, callback)
     expect(tokens.scope).toBe('links:read')
   })
+
+  it('a metadata document’s require_pushed_authorization_requests refuses its plain requests', async () => {
+    const redirect = 'https://strict-agent.example/callback'
+    const clientId = documents.publish(
+      '/par-strict.json',
+      clientDocument(documents.url('/par-strict.json'), {
+        redirect_uris: [redirect],
+        require_pushed_authorization_requests: true,
+      }),
+    )
+    const client: oauth.Client = { client_id: clientId }
+    const verifier = oauth.generateRandomCodeVerifier()
+    const url = new URL(as.authorization_endpoint!)
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: redirect,
+      scope: 'links:read',
+      state: 'plain',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    }).toString()
+    const plain = await fetch(url, { redirect: 'manual' })
+    expect(plain.status).toBe(302)
+    const back = new URL(plain.headers.get('location')!)
+    expect(`${back.origin}${back.pathname}`).toBe(redirect)
+    expect(back.searchParams.get('error')).toBe('invalid_request')
+    // Pushed, it goes to sign-in as usual.
+    const p = await push(client, { redirectUri: redirect })
+    const started = await fetch(p.url, { redirect: 'manual' })
+    expect(started.status).toBe(303)
+    expect(started.headers.get('location')).toMatch(/^\/login\?request=/)
+  })
 })

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { upsertGrant } from '../../src/grants/grant.repository.js'
 import { sha256 } from '../../src/lib/secrets.js'
-import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
+import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
+import { cliAgainst } from '../helpers/cli.js'
 import { authorizeUrl, Browser, locationParams, PASSWORD, REDIRECT_URI, seed } from '../helpers/browser.js'
 import { createTestClock } from '../helpers/clock.js'
 
@@ -253,6 +254,99 @@ describe('the requirement to push', () => {
     } finally {
       await strict.close()
     }
+  })
+})
+
+describe('the per-client requirement, as the operator and the client itself set it', () => {
+  /** A plain authorization request of the client, and whether it was refused for not being pushed. */
+  async function plainIsRefused(clientId: string, redirectUri = REDIRECT_URI): Promise<boolean> {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: authorizeUrl({
+        client_id: clientId,
+        redirect_uri: redirectUri,
+        scope: 'links:read',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      }),
+    })
+    if (res.statusCode === 302 && locationParams(res).error === 'invalid_request') return true
+    expect(res.statusCode).toBe(303) // to sign-in: accepted
+    return false
+  }
+
+  it('admin API: set at creation, shown, changed by PATCH; a non-boolean is refused', async () => {
+    const created = await t.admin.inject({
+      method: 'POST',
+      url: '/admin/clients',
+      headers: adminHeaders,
+      payload: {
+        name: 'PAR App',
+        redirect_uris: [REDIRECT_URI],
+        require_pushed_authorization_requests: true,
+      },
+    })
+    expect(created.statusCode).toBe(201)
+    const id = created.json().client_id
+    expect(created.json().require_pushed_authorization_requests).toBe(true)
+    expect(await plainIsRefused(id)).toBe(true)
+    const patched = await t.admin.inject({
+      method: 'PATCH',
+      url: `/admin/clients/${id}`,
+      headers: adminHeaders,
+      payload: { require_pushed_authorization_requests: false },
+    })
+    expect(patched.statusCode).toBe(200)
+    expect(patched.json().require_pushed_authorization_requests).toBe(false)
+    expect(await plainIsRefused(id)).toBe(false)
+    const bad = await t.admin.inject({
+      method: 'POST',
+      url: '/admin/clients',
+      headers: adminHeaders,
+      payload: {
+        name: 'PAR App',
+        redirect_uris: [REDIRECT_URI],
+        require_pushed_authorization_requests: 'yes',
+      },
+    })
+    expect(bad.statusCode).toBe(400)
+  })
+
+  it('CLI: clients create --require-par', async () => {
+    const adminUrl = await t.admin.listen({ port: 0, host: '127.0.0.1' })
+    const run = await cliAgainst(() => adminUrl)([
+      'clients',
+      'create',
+      '--name',
+      'PAR CLI App',
+      '--redirect-uri',
+      REDIRECT_URI,
+      '--require-par',
+      '--json',
+    ])
+    expect(run.code, run.err).toBe(0)
+    const created = JSON.parse(run.out)
+    expect(created.require_pushed_authorization_requests).toBe(true)
+    expect(await plainIsRefused(created.client_id)).toBe(true)
+  })
+
+  it('dynamic registration: the RFC 9126 §6 client metadata', async () => {
+    const register = (body: object) =>
+      t.app.inject({ method: 'POST', url: '/api/oauth/register', payload: body })
+    const required = await register({
+      redirect_uris: [REDIRECT_URI],
+      require_pushed_authorization_requests: true,
+    })
+    expect(required.statusCode, required.body).toBe(201)
+    expect(required.json().require_pushed_authorization_requests).toBe(true)
+    expect(await plainIsRefused(required.json().client_id)).toBe(true)
+    const plain = await register({ redirect_uris: [REDIRECT_URI] })
+    expect(plain.json().require_pushed_authorization_requests).toBeUndefined()
+    expect(await plainIsRefused(plain.json().client_id)).toBe(false)
+    const bad = await register({
+      redirect_uris: [REDIRECT_URI],
+      require_pushed_authorization_requests: 'true',
+    })
+    expect([bad.statusCode, bad.json().error]).toEqual([400, 'invalid_client_metadata'])
   })
 })
 
