@@ -12,6 +12,7 @@ import {
   validateAuthorizationParameters,
 } from './authorize-request.js'
 import { authorizationClient } from './authorization-client.js'
+import { noStoreWithDpopNonce } from './client-endpoint-headers.js'
 import { identifyPublicClient } from './client-identification.js'
 import type { DpopService } from './dpop.service.js'
 import type { PushedParameters } from './par.repository.js'
@@ -54,11 +55,7 @@ export function parRoutes(
   config: Pick<Config, 'issuer' | 'requireResource' | 'clientMetadataScopes'>,
 ) {
   return async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-      const nonce = services.dpop.nonce()
-      if (nonce !== undefined) reply.header('dpop-nonce', nonce)
-    })
+    noStoreWithDpopNonce(app, services.dpop)
     const cors = clientEndpointCors(app, {
       path: '/api/oauth/par',
       issuer: config.issuer,

@@ -274,17 +274,20 @@ describe('the per-client requirement, as the operator and the client itself set 
     return false
   }
 
-  it('admin API: set at creation, shown, changed by PATCH; a non-boolean is refused', async () => {
-    const created = await t.admin.inject({
+  const createClient = (requirement: unknown) =>
+    t.admin.inject({
       method: 'POST',
       url: '/admin/clients',
       headers: adminHeaders,
       payload: {
         name: 'PAR App',
         redirect_uris: [REDIRECT_URI],
-        require_pushed_authorization_requests: true,
+        require_pushed_authorization_requests: requirement,
       },
     })
+
+  it('admin API: set at creation, shown, changed by PATCH; a non-boolean is refused', async () => {
+    const created = await createClient(true)
     expect(created.statusCode).toBe(201)
     const id = created.json().client_id
     expect(created.json().require_pushed_authorization_requests).toBe(true)
@@ -298,16 +301,7 @@ describe('the per-client requirement, as the operator and the client itself set 
     expect(patched.statusCode).toBe(200)
     expect(patched.json().require_pushed_authorization_requests).toBe(false)
     expect(await plainIsRefused(id)).toBe(false)
-    const bad = await t.admin.inject({
-      method: 'POST',
-      url: '/admin/clients',
-      headers: adminHeaders,
-      payload: {
-        name: 'PAR App',
-        redirect_uris: [REDIRECT_URI],
-        require_pushed_authorization_requests: 'yes',
-      },
-    })
+    const bad = await createClient('yes')
     expect(bad.statusCode).toBe(400)
   })
 
