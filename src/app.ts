@@ -15,6 +15,7 @@ import { authorizeRoutes } from './oauth/authorize.routes.js'
 import { introspectRoutes } from './oauth/introspect.routes.js'
 import { revokeRoutes } from './oauth/revoke.routes.js'
 import { metadataRoutes } from './oauth/metadata.routes.js'
+import { parRoutes } from './oauth/par.routes.js'
 import { publicOpenApiDocument } from './openapi/document.js'
 import { openApiRoutes } from './openapi/openapi.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
@@ -87,6 +88,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
       'oauth',
       [
         tokenRoutes(services, options.config),
+        parRoutes(services, options.config),
         revokeRoutes(services, options.config),
         introspectRoutes(services),
         eventFeedRoutes(services, options.config),

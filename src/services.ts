@@ -22,6 +22,7 @@ import { createMetrics, type PoolStats } from './metrics/metrics.js'
 import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
 import { createDpopService } from './oauth/dpop.service.js'
+import { createParService } from './oauth/par.service.js'
 import { createRateLimitStore } from './rate-limit/rate-limit-store.js'
 import { createSignInThrottle } from './accounts/sign-in-throttle.service.js'
 import { createIntrospectionService } from './oauth/introspection.service.js'
@@ -179,6 +180,7 @@ export function createServices(deps: AppDeps) {
       afterSteps: (batchSize) => registrations.removeUnused(batchSize),
     }),
     dpop: createDpopService({ ...deps, redis: rateLimitStore.redis }),
+    par: createParService(db, clock, config),
   }
 }
 

@@ -9,6 +9,7 @@ interface ClientJson {
   created_at: string
   disabled_at: string | null
   require_dpop?: boolean
+  require_pushed_authorization_requests?: boolean
   homepage_url?: string | null
   privacy_policy_url?: string | null
   terms_url?: string | null
@@ -38,6 +39,7 @@ const showClient = (c: ClientJson) =>
     ...(c.terms_url ? [`terms:         ${c.terms_url}`] : []),
     `created_at:    ${c.created_at}`,
     ...(c.require_dpop ? ['require_dpop:  true'] : []),
+    ...(c.require_pushed_authorization_requests ? ['require_par:   true'] : []),
     ...(c.disabled_at ? [`disabled_at:   ${c.disabled_at}`] : []),
   ].join('\n')
 
@@ -64,7 +66,7 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients create',
     usage:
-      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--require-dpop]',
+      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--require-dpop] [--require-par]',
     summary: 'register an application; prints its client_id',
     options: {
       name: { type: 'string', required: true, description: 'the name users see on the consent page' },
@@ -80,6 +82,10 @@ export const CLIENT_COMMANDS: Command[] = [
         type: 'boolean',
         description: 'refuse token requests without a DPoP proof (RFC 9449): every token bound to a key',
       },
+      'require-par': {
+        type: 'boolean',
+        description: 'refuse authorization requests that were not pushed first (RFC 9126)',
+      },
     },
     run: (request, v) =>
       request('POST', '/admin/clients', {
@@ -88,6 +94,7 @@ export const CLIENT_COMMANDS: Command[] = [
         ...(v.scope ? { scopes: v.scope } : {}),
         ...(v['default-scope'] ? { default_scopes: v['default-scope'] } : {}),
         ...(v['require-dpop'] ? { require_dpop: true } : {}),
+        ...(v['require-par'] ? { require_pushed_authorization_requests: true } : {}),
       }),
     show: (r) => showClient(r as ClientJson),
   },

@@ -73,6 +73,7 @@ export async function createClient(
       scopes,
       defaultScopes,
       requireDpop: input.require_dpop ?? false,
+      requirePar: input.require_pushed_authorization_requests ?? false,
       metadata: metadataOf(input),
     })
     await deps.audit.record(trx, {
@@ -125,6 +126,7 @@ export async function updateClient(
       scopes: patch.scopes ? scopes : undefined,
       defaultScopes: patch.default_scopes !== undefined ? defaultScopes : undefined,
       metadata: metadataOf(patch),
+      requirePar: patch.require_pushed_authorization_requests,
     })
     const scopeRemoved = current.scopes.some((s) => !scopes.includes(s))
     const removedUris = current.redirectUris.filter((u) => !redirectUris.includes(u))

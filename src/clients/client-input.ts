@@ -34,6 +34,8 @@ export const newClientSchema = z.object({
   ...displayMetadataFields,
   /** RFC 9449: refuse this client's token requests without a DPoP proof (its tokens are always bound). */
   require_dpop: z.boolean('true or false').optional(),
+  /** RFC 9126 §6: refuse this client's authorization requests unless pushed (POST /api/oauth/par). */
+  require_pushed_authorization_requests: z.boolean('true or false').optional(),
 })
 
 export type NewClient = z.output<typeof newClientSchema>
@@ -51,6 +53,7 @@ export const clientUpdateSchema = z
     /** null: back to all of its scopes. */
     default_scopes: knownScopes.nullable().optional(),
     ...displayMetadataFields,
+    require_pushed_authorization_requests: z.boolean('true or false').optional(),
   })
   .refine((patch) => Object.values(patch).some((v) => v !== undefined), 'name at least one field to change')
 

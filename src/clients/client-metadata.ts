@@ -18,6 +18,8 @@ export interface StatedClientMetadata {
   homepageUrl: string | null
   privacyPolicyUrl: string | null
   termsUrl: string | null
+  /** RFC 9126 §6 require_pushed_authorization_requests: its authorization requests must be pushed. */
+  requirePar: boolean
 }
 
 /** What is wrong with stated metadata; `field` says whether the redirect URIs are the trouble (RFC 7591 §3.2.2). */
@@ -109,6 +111,10 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
     if (scopes.length === 0) scopes = null
   }
 
+  const requirePar = fields.require_pushed_authorization_requests
+  if (requirePar !== undefined && typeof requirePar !== 'boolean')
+    throw new ClientMetadataProblem('require_pushed_authorization_requests must be true or false')
+
   return {
     name,
     redirectUris: redirectUris as string[],
@@ -116,5 +122,6 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
     homepageUrl: optionalDisplayUrl(fields, 'client_uri'),
     privacyPolicyUrl: optionalDisplayUrl(fields, 'policy_uri'),
     termsUrl: optionalDisplayUrl(fields, 'tos_uri'),
+    requirePar: requirePar === true,
   }
 }

@@ -15,6 +15,8 @@ export interface DocumentClientFields {
   /** What it states as its `scope`, within the operator's policy; null: all of `scopes`. */
   defaultScopes: string[] | null
   metadata: ClientMetadata
+  /** RFC 9126 §6: the document's require_pushed_authorization_requests. */
+  requirePar: boolean
   fetchedAt: Date
   expiresAt: Date
 }
@@ -43,6 +45,7 @@ export async function upsertDocumentClient(
     default_scopes: fields.defaultScopes,
     document_fetched_at: fields.fetchedAt,
     document_expires_at: fields.expiresAt,
+    require_par: fields.requirePar,
     ...metadataColumns(fields.metadata),
   }
   const row = beforeRow

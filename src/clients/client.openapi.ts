@@ -31,6 +31,10 @@ export const clientSchema = z.object({
     description:
       'RFC 9449: token requests without a DPoP proof are refused (invalid_dpop_proof), so every token of this client is bound to a key.',
   }),
+  require_pushed_authorization_requests: z.boolean().meta({
+    description:
+      'RFC 9126 §6: authorization requests must be pushed (POST /api/oauth/par); a plain one is answered invalid_request at the redirect URI.',
+  }),
   kind: z.enum(['registered', 'metadata_document', 'dynamic']).meta({
     description:
       'Who brought the client: the operator, a Client ID Metadata Document (its client_id is the document URL), or a dynamic registration (RFC 7591).',

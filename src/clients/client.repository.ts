@@ -16,6 +16,8 @@ export interface Client {
   disabledAt: Date | null
   /** RFC 9449: every token request of this client must carry a DPoP proof (migration 0008). */
   requireDpop: boolean
+  /** RFC 9126 §6: its authorization requests must be pushed; a plain one is refused (migration 0019). */
+  requirePar: boolean
   /** What users see about the application beside its name; null where the operator gave none. */
   metadata: ClientMetadata
   /** Who brought it: the operator, a Client ID Metadata Document, or a dynamic registration (RFC 7591). */
@@ -50,6 +52,7 @@ export function toClient(row: Row<'clients'>): Client {
     createdAt: row.created_at,
     disabledAt: row.disabled_at,
     requireDpop: row.require_dpop,
+    requirePar: row.require_par,
     metadata: {
       homepageUrl: row.homepage_url,
       privacyPolicyUrl: row.privacy_policy_url,
@@ -82,6 +85,7 @@ export async function insertClient(
     scopes: string[]
     defaultScopes?: string[] | null
     requireDpop?: boolean
+    requirePar?: boolean
     metadata?: Partial<ClientMetadata>
     kind?: ClientKind
     registrationTokenHash?: string
@@ -98,6 +102,7 @@ export async function insertClient(
       scopes: client.scopes,
       default_scopes: client.defaultScopes ?? null,
       require_dpop: client.requireDpop ?? false,
+      require_par: client.requirePar ?? false,
       ...metadataColumns(client.metadata ?? {}),
       ...(client.kind ? { kind: client.kind } : {}),
       ...(client.registrationTokenHash ? { registration_token_hash: client.registrationTokenHash } : {}),
@@ -125,6 +130,7 @@ export async function updateClient(
     /** null: all of its scopes. */
     defaultScopes?: string[] | null
     metadata?: Partial<ClientMetadata>
+    requirePar?: boolean | undefined
   },
 ): Promise<Client> {
   const row = await db
@@ -134,6 +140,7 @@ export async function updateClient(
       ...(fields.redirectUris !== undefined ? { redirect_uris: fields.redirectUris } : {}),
       ...(fields.scopes !== undefined ? { scopes: fields.scopes } : {}),
       ...(fields.defaultScopes !== undefined ? { default_scopes: fields.defaultScopes } : {}),
+      ...(fields.requirePar !== undefined ? { require_par: fields.requirePar } : {}),
       ...metadataColumns(fields.metadata ?? {}),
     })
     .where('id', '=', id)

@@ -25,6 +25,7 @@ export function clientJson(client: Client) {
     created_at: client.createdAt.toISOString(),
     disabled_at: client.disabledAt?.toISOString() ?? null,
     require_dpop: client.requireDpop,
+    require_pushed_authorization_requests: client.requirePar,
     kind: client.kind,
     standing: client.standing,
     standing_override: client.standingOverride,

@@ -117,6 +117,7 @@ export async function refreshDocument(
         termsUrl: stated.termsUrl,
         description: null,
       },
+      requirePar: stated.requirePar,
       fetchedAt: now,
       expiresAt: addSeconds(now, seconds),
     })

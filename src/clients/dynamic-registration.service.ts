@@ -70,6 +70,7 @@ export function registrationJson(client: Client, issuer: string, registrationTok
     ...(client.metadata.homepageUrl ? { client_uri: client.metadata.homepageUrl } : {}),
     ...(client.metadata.privacyPolicyUrl ? { policy_uri: client.metadata.privacyPolicyUrl } : {}),
     ...(client.metadata.termsUrl ? { tos_uri: client.metadata.termsUrl } : {}),
+    ...(client.requirePar ? { require_pushed_authorization_requests: true } : {}),
     registration_client_uri: `${issuer}/api/oauth/register/${client.id}`,
     ...(registrationToken ? { registration_access_token: registrationToken } : {}),
   }
@@ -172,6 +173,7 @@ export function createDynamicRegistrationService(deps: {
           defaultScopes: scopes.defaultScopes,
           kind: 'dynamic',
           registrationTokenHash: sha256(registrationToken),
+          requirePar: stated.requirePar,
           createdAt: clock.now(),
           metadata: {
             homepageUrl: stated.homepageUrl,

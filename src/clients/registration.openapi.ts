@@ -15,6 +15,10 @@ const registrationRequestSchema = z
     token_endpoint_auth_method: z.literal('none').optional(),
     grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
     response_types: z.array(z.literal('code')).optional(),
+    require_pushed_authorization_requests: z.boolean().optional().meta({
+      description:
+        'RFC 9126 §6: true, and this client’s authorization requests must be pushed (POST /api/oauth/par).',
+    }),
   })
   .meta({ description: 'RFC 7591 §2 client metadata: public clients only (no client_secret).' })
 
@@ -30,6 +34,7 @@ const registrationSchema = z.object({
   client_uri: z.string().optional(),
   policy_uri: z.string().optional(),
   tos_uri: z.string().optional(),
+  require_pushed_authorization_requests: z.literal(true).optional(),
   registration_client_uri: z.string(),
   registration_access_token: z
     .string()

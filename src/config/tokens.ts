@@ -63,6 +63,10 @@ export const tokenSchema = z.object({
   // and whether proofs must carry a server nonce (use_dpop_nonce with a DPoP-Nonce header first).
   DPOP_REQUIRED: booleanish('false'),
   DPOP_NONCE_REQUIRED: booleanish('false'),
+  // Pushed authorization requests (RFC 9126, docs/integrating.md "Pushed authorization requests"):
+  // whether every client must push its authorization requests, and how long a request_uri lives.
+  REQUIRE_PAR: booleanish('false'),
+  PAR_TTL: seconds(60),
 })
 
 export function checkTokenSettings(e: z.output<typeof tokenSchema>): void {

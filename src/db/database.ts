@@ -23,6 +23,8 @@ export interface ClientsTable {
   disabled_at: NullableTimestamp
   /** Every token request must carry a DPoP proof (migration 0008). */
   require_dpop: ColumnType<boolean, boolean | undefined, boolean>
+  /** Authorization requests must be pushed, RFC 9126 §6 (migration 0019). */
+  require_par: ColumnType<boolean, boolean | undefined, boolean>
   /** Display metadata shown to users (migration 0009); null: not given. */
   homepage_url: ColumnType<string | null, string | null | undefined, string | null>
   privacy_policy_url: ColumnType<string | null, string | null | undefined, string | null>
@@ -285,6 +287,15 @@ export interface WebauthnChallengesTable {
   expires_at: Date
 }
 
+/** RFC 9126: a pushed authorization request, by the hash of its request_uri's handle (migration 0019). */
+export interface PushedAuthorizationRequestsTable {
+  handle_hash: string
+  client_id: string
+  parameters: ColumnType<Record<string, string | string[]>, string, string>
+  created_at: Date
+  expires_at: Date
+}
+
 export interface Database {
   users: UsersTable
   clients: ClientsTable
@@ -305,6 +316,7 @@ export interface Database {
   dpop_proof_jtis: DpopProofJtisTable
   passkeys: PasskeysTable
   webauthn_challenges: WebauthnChallengesTable
+  pushed_authorization_requests: PushedAuthorizationRequestsTable
   audit_events: AuditEventsTable
   password_reset_tokens: PasswordResetTokensTable
 }

@@ -64,6 +64,8 @@ const codesForSessions = prepareStatement(
        and g.revoked_at is null
        and g.scopes @> i.scopes
        and c.disabled_at is null
+       -- A client that must push its requests (RFC 9126 §6) is refused by the long way.
+       and not c.require_par
        -- A metadata document's stale copy is read again by the long way first.
        and (c.document_expires_at is null or c.document_expires_at > i.created_at)
        and i.redirect_uri = any(c.redirect_uris)

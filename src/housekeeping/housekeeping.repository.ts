@@ -15,6 +15,7 @@ export const HOUSEKEEPING_TABLES = [
   'dpop_proof_jtis',
   'password_reset_tokens',
   'webauthn_challenges',
+  'pushed_authorization_requests',
   'audit_events',
 ] as const
 
@@ -199,6 +200,16 @@ export const HOUSEKEEPING_STEPS = [
     batch: single(
       'webauthn_challenges',
       'challenge_hash',
+      'expires_at',
+      (c) => sql`expires_at <= ${c.expiredBefore}`,
+    ),
+  },
+  {
+    // Pushed authorization requests never used (migration 0019): past expires_at none is accepted.
+    name: 'pushed_authorization_requests',
+    batch: single(
+      'pushed_authorization_requests',
+      'handle_hash',
       'expires_at',
       (c) => sql`expires_at <= ${c.expiredBefore}`,
     ),

@@ -35,7 +35,7 @@ export type ValidationResult =
   | { ok: false; error: OAuthErrorCode; description: string; state: string | null }
 
 /** RFC 6749 §3.1: parameters we know and that must not appear twice (`resource` may: RFC 8707 §2). */
-const KNOWN = [
+export const SINGLE_AUTHORIZATION_PARAMETERS = [
   'client_id',
   'redirect_uri',
   'response_type',
@@ -107,7 +107,7 @@ export function validateAuthorizationParameters(
     state,
   })
 
-  const repeated = KNOWN.find((name) => Array.isArray(query[name]))
+  const repeated = SINGLE_AUTHORIZATION_PARAMETERS.find((name) => Array.isArray(query[name]))
   if (repeated) return fail('invalid_request', `${repeated} is repeated.`)
 
   const responseType = single(query, 'response_type')

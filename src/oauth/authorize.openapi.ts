@@ -2,7 +2,18 @@ import { open, type Operations } from '../openapi/describe.js'
 
 const queryParameters: [name: string, required: boolean, description: string][] = [
   ['client_id', true, 'The client_id the operator issued.'],
-  ['redirect_uri', true, 'Exactly one of the registered redirect URIs (exact string match).'],
+  [
+    'request_uri',
+    false,
+    'RFC 9126 §4: the `request_uri` the PAR endpoint (POST /api/oauth/par) answered this client, with ' +
+      '`client_id` alone: every other parameter is then ignored (the pushed ones are used). Single use, ' +
+      'short-lived (PAR_TTL); unknown, spent, expired or another client’s: an error page, never a redirect.',
+  ],
+  [
+    'redirect_uri',
+    true,
+    'Exactly one of the registered redirect URIs (exact string match). Not sent with `request_uri`.',
+  ],
   [
     'scope',
     false,

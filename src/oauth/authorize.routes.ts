@@ -15,14 +15,10 @@ import {
   validateAuthorizationParameters,
 } from './authorize-request.js'
 import type { PendingAuthorization, AuthorizeService } from './authorize.service.js'
-import {
-  type Client,
-  ClientRefused,
-  type ClientService,
-  ClientUnavailable,
-  requestableScopes,
-} from '../clients/client.service.js'
-import { isLoopbackRedirectUri, isNativeRedirectUri, redirectUriMatches } from '../clients/redirect-uri.js'
+import { type Client, type ClientService, requestableScopes } from '../clients/client.service.js'
+import { isLoopbackRedirectUri, isNativeRedirectUri } from '../clients/redirect-uri.js'
+import { authorizationClient } from './authorization-client.js'
+import type { ParService } from './par.service.js'
 import { requestOf } from './authorize.service.js'
 import { type ClientTarget, redirectToClient } from './client-redirect.js'
 import { authorizationTargets } from './resource-targets.js'
@@ -34,10 +30,15 @@ export interface AuthorizeServices {
   sessions: SessionService
   authorize: AuthorizeService
   resourceServers: ResourceServerService
+  par: ParService
 }
 
 const GONE =
   'This authorization request has expired or was already answered. Go back to the application and start again.'
+const PUSHED_GONE =
+  'This authorization request has expired, was already used, or is not this application’s. Go back to the application and start again.'
+const MUST_PUSH =
+  'This application must push its authorization requests (RFC 9126): send them to the pushed_authorization_request_endpoint, then here with client_id and request_uri.'
 
 /**
  * GET /oauth/authorize (RFC 6749 §4.1.1, RFC 7636, RFC 9207), its continuation after sign-in, and
@@ -46,7 +47,7 @@ const GONE =
  */
 export function authorizeRoutes(
   services: AuthorizeServices,
-  config: Pick<Config, 'issuer' | 'sessionTtl' | 'requireResource' | 'clientMetadataScopes'>,
+  config: Pick<Config, 'issuer' | 'sessionTtl' | 'requireResource' | 'clientMetadataScopes' | 'requirePar'>,
 ) {
   const cookies = sessionCookies(config)
 
@@ -65,17 +66,8 @@ export function authorizeRoutes(
   ) => toClient(reply, target, { error, error_description: description }, status)
 
   /** The registered, enabled client, when the redirect_uri is one of its own (exact string match). */
-  async function trustedClient(clientId: string, redirectUri: string, from?: FastifyRequest) {
-    const client = await services.clients.resolveForAuthorization(clientId, from).catch((err: unknown) => {
-      if (err instanceof ClientRefused) throw new OAuthError('invalid_client', err.message, 400)
-      if (err instanceof ClientUnavailable) throw new OAuthError('temporarily_unavailable', err.message)
-      throw err
-    })
-    if (!redirectUriMatches(client.redirectUris, redirectUri)) {
-      throw new OAuthError('invalid_request', 'This redirect_uri is not registered for the application.')
-    }
-    return client
-  }
+  const trustedClient = (clientId: string, redirectUri: string, from?: FastifyRequest) =>
+    authorizationClient(services.clients, { clientId, redirectUri }, { from, refusedStatus: 400 })
 
   /**
    * A signed-in user's repeat authorization in one statement (AuthorizeService.issueForSession): only
@@ -104,7 +96,8 @@ export function authorizeRoutes(
       !result.ok ||
       result.request.prompt.some((p) => p !== 'none') ||
       result.request.resources.length > 0 ||
-      config.requireResource
+      config.requireResource ||
+      config.requirePar
     )
       return undefined
     const issued = await services.authorize.issueForSession(result.request, sessionToken)
@@ -200,12 +193,19 @@ export function authorizeRoutes(
   }
 
   return async (app: FastifyInstance) => {
-    app.get('/oauth/authorize', async (request, reply) => {
-      const query = request.query as RawQuery
+    /**
+     * The long way of GET /oauth/authorize, for a plain request (`pushed` false) and for the
+     * parameters of a pushed one (RFC 9126 §4), which were checked when pushed and are checked again
+     * against the client and the registry as they are now.
+     */
+    async function authorizeWith(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      query: RawQuery,
+      pushed: boolean,
+    ): Promise<FastifyReply> {
       const target = readClientTarget(query)
       if (!target.ok) throw new OAuthError('invalid_request', target.description)
-      const atOnce = await issueAtOnce(request, query, target)
-      if (atOnce) return toClient(reply, atOnce.auth, { code: atOnce.code })
       const client = await trustedClient(target.clientId, target.redirectUri, request)
       const scopes = requestableScopes(config, client)
       const result = validateAuthorizationParameters(query, {
@@ -221,6 +221,8 @@ export function authorizeRoutes(
           result.description,
         )
       }
+      if (!pushed && (config.requirePar || client.requirePar))
+        return redirectError(reply, result.request, 'invalid_request', MUST_PUSH)
       const targets = await authorizationTargets(
         services.resourceServers,
         result.request.resources,
@@ -229,6 +231,30 @@ export function authorizeRoutes(
       )
       if (!targets.ok) return redirectError(reply, result.request, targets.error, targets.description)
       return proceed(request, reply, { ...result.request, scopes: targets.scopes }, client)
+    }
+
+    /**
+     * RFC 9126 §4: client_id and request_uri; every other parameter is ignored. A request_uri that is
+     * unknown, spent, expired or another client's is a page, never a redirect (nothing was checked).
+     */
+    async function authorizePushed(request: FastifyRequest, reply: FastifyReply, query: RawQuery) {
+      const { client_id: clientId, request_uri: requestUri } = query
+      if (typeof clientId !== 'string' || clientId === '')
+        throw new OAuthError('invalid_request', 'The request has no client_id, or more than one.')
+      if (typeof requestUri !== 'string') throw new OAuthError('invalid_request', 'request_uri is repeated.')
+      const pushed = await services.par.take(requestUri, clientId)
+      if (!pushed) throw new ProblemError(400, PUSHED_GONE)
+      return authorizeWith(request, reply, pushed, true)
+    }
+
+    app.get('/oauth/authorize', async (request, reply) => {
+      const query = request.query as RawQuery
+      if (query.request_uri !== undefined) return authorizePushed(request, reply, query)
+      const target = readClientTarget(query)
+      if (!target.ok) throw new OAuthError('invalid_request', target.description)
+      const atOnce = await issueAtOnce(request, query, target)
+      if (atOnce) return toClient(reply, atOnce.auth, { code: atOnce.code })
+      return authorizeWith(request, reply, query, false)
     })
 
     app.get('/oauth/authorize/continue', async (request, reply) => {

@@ -100,7 +100,7 @@ export function createDpopNonces(config: Pick<Config, 'keyEncryptionKey' | 'cook
 }
 
 /**
- * DPoP at the token endpoint (RFC 9449 §5): the proof's checks (the toolkit's verifyDpopProof, the
+ * DPoP at the token endpoint (RFC 9449 §5) and the PAR endpoint (§10.1): the proof's checks (the toolkit's verifyDpopProof, the
  * one home of §4.3), the nonce when DPOP_NONCE_REQUIRED, the deployment's requirement. A refused
  * proof is an OAuthError with the RFC's code; a request without a proof costs nothing here.
  */
@@ -109,7 +109,28 @@ export function createDpopService(deps: DpopDeps) {
   const replayStore = createDpopReplayStore(deps)
   const nonces = createDpopNonces(config, clock)
   const tokenEndpoint = `${config.issuer}/api/oauth/token`
+  const parEndpoint = `${config.issuer}/api/oauth/par`
   const checkNonce = config.dpopNonceRequired ? (nonce: string) => nonces.isValid(nonce) : undefined
+
+  /** The proof's checks for a POST to `url`; its key thumbprint. Throws OAuthError with the RFC's code. */
+  async function proofKey(header: string | string[], url: string): Promise<string> {
+    try {
+      const { jkt } = await verifyDpopProof(header, {
+        method: 'POST',
+        url,
+        now: clock.now().getTime() / 1000,
+        maxAgeSeconds: DPOP_PROOF_MAX_AGE_SECONDS,
+        clockSkewSeconds: DPOP_CLOCK_SKEW_SECONDS,
+        algorithms: DPOP_SIGNING_ALGS,
+        nonce: checkNonce,
+        replayStore,
+      })
+      return jkt
+    } catch (err) {
+      if (err instanceof DpopProofError) throw new OAuthError(err.error, err.description)
+      throw err
+    }
+  }
 
   return {
     algorithms: DPOP_SIGNING_ALGS,
@@ -125,22 +146,15 @@ export function createDpopService(deps: DpopDeps) {
         if (config.dpopRequired) throw dpopRequired()
         return undefined
       }
-      try {
-        const { jkt } = await verifyDpopProof(header, {
-          method: 'POST',
-          url: tokenEndpoint,
-          now: clock.now().getTime() / 1000,
-          maxAgeSeconds: DPOP_PROOF_MAX_AGE_SECONDS,
-          clockSkewSeconds: DPOP_CLOCK_SKEW_SECONDS,
-          algorithms: DPOP_SIGNING_ALGS,
-          nonce: checkNonce,
-          replayStore,
-        })
-        return jkt
-      } catch (err) {
-        if (err instanceof DpopProofError) throw new OAuthError(err.error, err.description)
-        throw err
-      }
+      return proofKey(header, tokenEndpoint)
+    },
+
+    /**
+     * RFC 9449 §10.1: the key thumbprint of a pushed authorization request's DPoP proof (the code is
+     * bound to it as by dpop_jkt); undefined without a `DPoP` header, which is never required there.
+     */
+    async pushedRequestKey(header: string | string[] | undefined): Promise<string | undefined> {
+      return header === undefined ? undefined : proofKey(header, parEndpoint)
     },
   }
 }

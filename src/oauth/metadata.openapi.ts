@@ -26,6 +26,13 @@ export const authorizationServerMetadataSchema = z.object({
   dpop_signing_alg_values_supported: z.array(z.string()).meta({
     description: 'RFC 9449 §5.1: the JWS algorithms a DPoP proof may be signed with.',
   }),
+  pushed_authorization_request_endpoint: z.string().meta({
+    description: 'RFC 9126 §5: where a client pushes its authorization request for a request_uri.',
+  }),
+  require_pushed_authorization_requests: z.boolean().meta({
+    description:
+      'RFC 9126 §5: every client must push its authorization requests (REQUIRE_PAR); a client may be required to on its own (client metadata of the same name).',
+  }),
   client_id_metadata_document_supported: z.boolean().meta({
     description:
       'draft-ietf-oauth-client-id-metadata-document: whether an https client_id URL naming a metadata document is accepted.',

@@ -12,7 +12,7 @@ import { SUPPORTED_GRANT_TYPES } from './token.routes.js'
  * identifiers, which a client may cross-check against an API's authorization_servers (§7.6).
  */
 export function authorizationServerMetadata(
-  config: Pick<Config, 'issuer' | 'clientMetadataDocuments' | 'dynamicRegistration'>,
+  config: Pick<Config, 'issuer' | 'clientMetadataDocuments' | 'dynamicRegistration' | 'requirePar'>,
   protectedResources: readonly string[] = [],
 ) {
   const issuer = config.issuer
@@ -37,6 +37,9 @@ export function authorizationServerMetadata(
     protected_resources: protectedResources,
     // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with.
     dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+    // RFC 9126 §5: where clients push authorization requests, and whether every client must.
+    pushed_authorization_request_endpoint: `${issuer}/api/oauth/par`,
+    require_pushed_authorization_requests: config.requirePar,
     // draft-ietf-oauth-client-id-metadata-document: an https client_id URL names its own metadata.
     client_id_metadata_document_supported: config.clientMetadataDocuments,
     // RFC 7591: open, or with the operator's initial access token; absent when turned off.
@@ -47,7 +50,7 @@ export function authorizationServerMetadata(
 }
 
 export function metadataRoutes(
-  config: Pick<Config, 'issuer' | 'clientMetadataDocuments' | 'dynamicRegistration'>,
+  config: Pick<Config, 'issuer' | 'clientMetadataDocuments' | 'dynamicRegistration' | 'requirePar'>,
   resourceServers: Pick<ResourceServerService, 'protectedResources'>,
 ) {
   // The service hands back the same list until it changes, so the document is built once per list.

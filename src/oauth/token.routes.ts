@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import { OAuthError, invalidRequest } from '../errors.js'
 import { assertTokenMediaType, readTokenParameters, type TokenParameters } from '../input/token-parameters.js'
 import { clientEndpointCors } from '../web/cors.js'
+import { noStoreWithDpopNonce } from './client-endpoint-headers.js'
 import { identifyPublicClient } from './client-identification.js'
 import { authorizationCodeGrant } from './grant-types/authorization-code.js'
 import type { GrantType, TokenServices } from './grant-types/grant-type.js'
@@ -26,13 +27,7 @@ function grantFor(params: TokenParameters): GrantType {
 /** POST /api/oauth/token (RFC 6749 §3.2): read the parameters, pick the grant type, let it answer. */
 export function tokenRoutes(services: TokenServices, config: Pick<Config, 'issuer'>) {
   return async (app: FastifyInstance) => {
-    // Every answer, errors included (the error handler keeps headers set here), is uncacheable (§5.1).
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-      // RFC 9449 §8: with nonces required, every answer (use_dpop_nonce first) carries the current one.
-      const nonce = services.dpop.nonce()
-      if (nonce !== undefined) reply.header('dpop-nonce', nonce)
-    })
+    noStoreWithDpopNonce(app, services.dpop)
     const cors = clientEndpointCors(app, {
       path: '/api/oauth/token',
       issuer: config.issuer,

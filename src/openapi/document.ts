@@ -12,6 +12,7 @@ import { adminMetricsOperations } from '../metrics/metrics.openapi.js'
 import { authorizeOperations } from '../oauth/authorize.openapi.js'
 import { introspectOperations } from '../oauth/introspect.openapi.js'
 import { metadataOperations } from '../oauth/metadata.openapi.js'
+import { parOperations } from '../oauth/par.openapi.js'
 import { revokeOperations } from '../oauth/revoke.openapi.js'
 import { tokenOperations } from '../oauth/token.openapi.js'
 import { resourceServerAdminOperations } from '../resource-servers/resource-server.openapi.js'
@@ -57,6 +58,7 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
     paths: {
       ...authorizeOperations,
       ...tokenOperations,
+      ...parOperations,
       ...revokeOperations,
       ...registrationOperations,
       ...introspectOperations,

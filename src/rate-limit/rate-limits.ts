@@ -196,6 +196,8 @@ export function rateLimits(
       'GET /oauth/authorize': { onRequest: authorize },
       'GET /oauth/authorize/continue': { onRequest: authorize },
       'POST /oauth/authorize': { onRequest: authorize },
+      // A pushed request is the first half of an authorization: it counts as one, per address.
+      'POST /api/oauth/par': { onRequest: authorize },
       'POST /api/oauth/token': perCaller('token', config.tokenRateLimit),
       'POST /api/oauth/revoke': perCaller('revocation', config.revocationRateLimit),
       'POST /api/oauth/introspect': perResourceServer('introspection', config.introspectionRateLimit),

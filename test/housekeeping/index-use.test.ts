@@ -18,6 +18,7 @@ import { createLogger } from '../../src/logger.js'
 import { createMetrics } from '../../src/metrics/metrics.js'
 import { randomToken, sha256 } from '../../src/lib/secrets.js'
 import { insertPendingAuthorization } from '../../src/oauth/pending-authorization.repository.js'
+import { insertPushedRequest } from '../../src/oauth/par.repository.js'
 import { insertResourceServer } from '../../src/resource-servers/resource-server.repository.js'
 import { createTestClock } from '../helpers/clock.js'
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js'
@@ -135,6 +136,13 @@ async function seed(db: Kysely<Database>, at: Date): Promise<void> {
     createdAt: at,
     expiresAt: at,
   })
+  await insertPushedRequest(db, {
+    handleHash: sha256(randomToken()),
+    clientId: client.id,
+    parameters: { client_id: client.id },
+    createdAt: at,
+    expiresAt: at,
+  })
   await insertAuditRows(db, [auditRow(new Date(at.getTime() - 500 * 24 * 3600 * 1000))])
 }
 
@@ -220,6 +228,7 @@ describe('housekeeping statements on PostgreSQL', () => {
         'dpop_proof_jtis_expires_at_idx',
         'password_reset_tokens_expires_at_idx',
         'webauthn_challenges_expires_at_idx',
+        'pushed_authorization_requests_expires_at_idx',
         'audit_events_occurred_at_idx',
       ]),
     )
@@ -234,6 +243,7 @@ describe('housekeeping statements on PostgreSQL', () => {
       ['password_reset_tokens', 'user_id', 'password_reset_tokens_user_id_idx'],
       ['passkeys', 'user_id', 'passkeys_user_idx'],
       ['webauthn_challenges', 'user_id', 'webauthn_challenges_user_id_idx'],
+      ['pushed_authorization_requests', 'client_id', 'pushed_authorization_requests_client_id_idx'],
     ] as const
     for (const [table, column, index] of references) {
       const nodes = await plan(

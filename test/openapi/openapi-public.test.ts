@@ -89,6 +89,21 @@ describe('public listener answers match the document', () => {
     await check('public', op, form(REVOKE, { token: tokens.access_token, client_id: 'no-such-client' }), 401)
   })
 
+  it('pushed authorization requests', async (ctx) => {
+    skipUnlessBuilt(ctx, 'POST /api/oauth/par')
+    const party = await createParty(t)
+    const op = 'POST /api/oauth/par'
+    const request = {
+      client_id: party.client.id,
+      redirect_uri: party.client.redirectUris[0]!,
+      scope: 'links:read',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    }
+    await check('public', op, form('/api/oauth/par', request), 201)
+    await check('public', op, form('/api/oauth/par', { ...request, scope: 'nope' }), 400)
+    await check('public', op, form('/api/oauth/par', { ...request, client_id: 'no-such-client' }), 401)
+  })
+
   it('introspection', async (ctx) => {
     skipUnlessBuilt(ctx, 'POST /api/oauth/introspect')
     const rs = await t.services.resourceServers.createResourceServer({ name: 'Links API' })
