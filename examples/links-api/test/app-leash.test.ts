@@ -1,18 +1,11 @@
-import type { FastifyInstance } from 'fastify'
-import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildLinksApp } from '../src/app.js'
-import { listenTestApp, type TestApp } from '../../../test/helpers/app.js'
+import { describe, expect, it } from 'vitest'
 import { apiCall } from '../../../test/helpers/api-call.js'
 import { createParty, exchangeCode, type Party } from '../../../test/helpers/fixtures.js'
 import { upsertGrant } from '../../../src/grants/grant.repository.js'
-import { freePort } from '../../../test/helpers/net.js'
-import { captureLogger } from '../../../test/helpers/resource.js'
-import { registerApi } from '../../../test/helpers/resource-apis.js'
 import type { AppLimits } from '../../shared/app-leash.js'
-import { createLinksTestDatabase, type LinksTestDatabase } from './links-database.js'
+import { linksBase, mcpUrl, t, useMcpServices } from './mcp-services.js'
 
 /**
  * Issue 37 part 4, the leash: the links API limits the new links an application makes for each
@@ -23,46 +16,10 @@ import { createLinksTestDatabase, type LinksTestDatabase } from './links-databas
 
 const LIMITS: AppLimits = { unverified: 2, vouched: 3, verified: null }
 
-let t: TestApp
-let linksDb: LinksTestDatabase
-let restVerifier: ResourceVerifier
-let mcpVerifier: ResourceVerifier
-let linksApp: FastifyInstance
-let base: string
-let mcpUrl: URL
 /** The links API's clock (tokens keep real time): a test moves it to the next hour. */
 let now = new Date('2026-03-01T12:10:00Z')
-
-beforeAll(async () => {
-  ;({ t } = await listenTestApp())
-  const port = await freePort()
-  base = `http://127.0.0.1:${port}`
-  mcpUrl = new URL(`${base}/mcp`)
-  const scopes = ['links:read', 'links:write']
-  const rest = await registerApi(t, { name: 'Links API', resource: `${base}/api`, scopes })
-  const mcp = await registerApi(t, { name: 'Links for AI agents', resource: mcpUrl.href, scopes })
-  const logger = captureLogger().logger
-  const issuer = t.config.issuer
-  restVerifier = await createResourceVerifier({ issuer, resource: `${base}/api`, credentials: rest, logger })
-  mcpVerifier = await createResourceVerifier({ issuer, resource: mcpUrl.href, credentials: mcp, logger })
-  linksDb = await createLinksTestDatabase(t.database)
-  linksApp = await buildLinksApp({
-    config: { publicUrl: base, appLimits: LIMITS },
-    db: linksDb.db,
-    verifier: restVerifier,
-    mcp: { verifier: mcpVerifier, sessionSecret: 'test session secret, 32 bytes or more' },
-    clock: { now: () => now },
-  })
-  await linksApp.listen({ port, host: '127.0.0.1' })
-}, 60_000)
-
-afterAll(async () => {
-  await linksApp?.close()
-  await restVerifier?.close()
-  await mcpVerifier?.close()
-  await linksDb?.close()
-  await t?.close()
-})
+useMcpServices({ appLimits: LIMITS, clock: { now: () => now } })
+const base = () => linksBase
 
 type Kind = 'registered' | 'metadata_document' | 'dynamic'
 
@@ -85,11 +42,11 @@ async function sameAppFor(userId: string, party: Party): Promise<Party> {
 }
 
 /** An access token for the REST API (or /mcp) from the real token endpoint. */
-const tokenOf = async (party: Party, resource = `${base}/api`) =>
+const tokenOf = async (party: Party, resource = `${base()}/api`) =>
   (await exchangeCode(t, party, resource)).access_token
 
 const create = (token: string, body: Record<string, unknown> = { target_url: 'https://example.com/' }) =>
-  apiCall(base, 'POST', '/api/links', token, { json: body })
+  apiCall(base(), 'POST', '/api/links', token, { json: body })
 
 describe('REST: POST /api/links', () => {
   it('an unverified app makes its limit of links for a person, then gets 429 with Retry-After and a JSON error', async () => {
