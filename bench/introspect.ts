@@ -91,6 +91,7 @@ try {
     scopes: ['links:read'],
     grantId: grant.id,
     familyId,
+    clientStanding: 'verified',
   })
   if (!(await services.introspection.introspect(accessToken, DEFAULT_AUDIENCE_CALLER)).active)
     throw new Error('token not active')
@@ -103,6 +104,7 @@ try {
       scopes: ['links:read'],
       grantId: grant.id,
       familyId,
+      clientStanding: 'verified',
     }).accessToken
   const distinct = Array.from({ length: 2000 }, fresh)
   let i = 0

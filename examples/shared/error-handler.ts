@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppLimitReachedError } from './app-leash.js'
 import { ApiError, InvalidRequestError, isDatabaseDown, ServiceUnavailableError } from './errors.js'
 import { notFoundPage, visitorPage } from './pages.js'
 
@@ -19,6 +20,7 @@ const TITLES: Record<number, string> = {
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 }
@@ -45,9 +47,10 @@ function sendJson(
   code: string,
   description: string,
   field?: string,
+  details: Record<string, unknown> = {},
 ): FastifyReply {
   reply.code(status).header('cache-control', 'no-store')
-  if (format === 'error') return reply.send({ error: code, error_description: description })
+  if (format === 'error') return reply.send({ error: code, error_description: description, ...details })
   return reply.type('application/problem+json; charset=utf-8').send({
     type: 'about:blank',
     title: TITLES[status] ?? 'Error',
@@ -55,6 +58,7 @@ function sendJson(
     detail: description,
     code,
     ...(field === undefined ? {} : { field }),
+    ...details,
   })
 }
 
@@ -73,6 +77,7 @@ export function sendError(
         : clientError(error as Partial<FastifyError>)
   if (!known || known.status >= 500) request.log.error({ err: error }, 'request failed')
   if (known?.status === 503) reply.header('retry-after', '5')
+  if (known instanceof AppLimitReachedError) reply.header('retry-after', String(known.retryAfterSeconds))
   const status = known?.status ?? 500
   // A person following a short URL gets a page; 400s there cannot happen (any path is a slug).
   if (!isApi(request) && (status === 404 || status >= 500)) return visitorPage(reply, status)
@@ -83,6 +88,7 @@ export function sendError(
     known?.code ?? 'server_error',
     known?.description ?? 'An unexpected error occurred.',
     known?.field,
+    known instanceof AppLimitReachedError ? known.details : undefined,
   )
 }
 

@@ -31,6 +31,7 @@ export const RETRY_AFTER_FAILURE_MS = 60_000
 export type RefreshConfig = Pick<
   Config,
   | 'clientMetadataScopes'
+  | 'dynamicRegistrationScopes'
   | 'clientMetadataCacheMin'
   | 'clientMetadataCacheMax'
   | 'clientMetadataStaleMax'

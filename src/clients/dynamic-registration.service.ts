@@ -43,6 +43,7 @@ export type DynamicRegistrationConfig = Pick<
   | 'dynamicRegistrationMaxUnused'
   | 'dynamicRegistrationUnusedTtl'
   | 'clientMetadataScopes'
+  | 'dynamicRegistrationScopes'
 >
 
 const HOUR_MS = 3_600_000

@@ -9,17 +9,34 @@ import { type Client, type ClientKind, defaultScopesOf } from './client.reposito
  * first asked for `links:read` can ask for `links:write` after a 403 without registering again
  * (docs/design.md §4, "Scopes").
  */
-export type ScopePolicyConfig = Pick<Config, 'clientMetadataScopes'>
+export type ScopePolicyConfig = Pick<Config, 'clientMetadataScopes' | 'dynamicRegistrationScopes'>
+
+/** How an application came in without the operator: its standing on arrival (vouched, unverified). */
+export type SelfRegisteredKind = Exclude<ClientKind, 'registered'>
+
+/** What the operator lets an application of a kind be given (issue 37 part 4). */
+export interface ScopePolicy {
+  /** The most it may be granted; a registration or document stating only others is refused. */
+  maximum: readonly string[]
+}
 
 /**
- * The operator's ceiling for a self-registered kind: CLIENT_METADATA_SCOPES (empty: every scope),
- * for both kinds until per-kind maxima exist (branch `leash`: replace this body by its policy).
+ * The operator's policy for applications that came in by themselves, by kind: a metadata document
+ * (vouched for by its host) gets CLIENT_METADATA_SCOPES, a dynamic registration (unverified)
+ * DYNAMIC_REGISTRATION_SCOPES, or CLIENT_METADATA_SCOPES while that is unset (the one setting both
+ * kinds had before); empty: every scope. The one home of this rule.
  */
-export function selfRegisteredScopeCeiling(
-  config: ScopePolicyConfig,
-  _kind: Exclude<ClientKind, 'registered'>,
-): string[] {
-  return config.clientMetadataScopes.length > 0 ? [...config.clientMetadataScopes] : [...ALL_SCOPES]
+export function scopePolicyFor(config: ScopePolicyConfig, kind: SelfRegisteredKind): ScopePolicy {
+  const configured =
+    kind === 'dynamic' && config.dynamicRegistrationScopes.length > 0
+      ? config.dynamicRegistrationScopes
+      : config.clientMetadataScopes
+  return { maximum: configured.length > 0 ? configured : ALL_SCOPES }
+}
+
+/** The operator's ceiling for a self-registered kind (scopePolicyFor's maximum), as a list of its own. */
+export function selfRegisteredScopeCeiling(config: ScopePolicyConfig, kind: SelfRegisteredKind): string[] {
+  return [...scopePolicyFor(config, kind).maximum]
 }
 
 /**

@@ -33,6 +33,8 @@ export const clientSchema = z.object({
   CLIENT_METADATA_DENIED_HOSTS: hostList,
   /** The scopes such applications (and dynamic registrations) may ask for, space-separated; empty: all. */
   CLIENT_METADATA_SCOPES: scopeList,
+  /** The scopes a dynamic registration may ask for (clients/scope-policy-by-kind.ts); empty: CLIENT_METADATA_SCOPES. */
+  DYNAMIC_REGISTRATION_SCOPES: scopeList,
   /** How long a fetched document is kept, at least and at most, whatever its Cache-Control says. */
   CLIENT_METADATA_CACHE_MIN: seconds(300),
   CLIENT_METADATA_CACHE_MAX: seconds(86_400),
@@ -93,10 +95,9 @@ export function checkClientSettings(e: z.output<typeof clientSchema>, nodeEnv: s
       'CLIENT_METADATA_CACHE_MIN: expected a value no larger than CLIENT_METADATA_CACHE_MAX',
     )
   }
-  const unknownScope = e.CLIENT_METADATA_SCOPES.find((scope) => !isKnownScope(scope))
-  if (unknownScope !== undefined) {
-    throw new ConfigError(
-      `CLIENT_METADATA_SCOPES: expected known scopes, got ${JSON.stringify(unknownScope)}`,
-    )
+  for (const name of ['CLIENT_METADATA_SCOPES', 'DYNAMIC_REGISTRATION_SCOPES'] as const) {
+    const unknownScope = e[name].find((scope) => !isKnownScope(scope))
+    if (unknownScope !== undefined)
+      throw new ConfigError(`${name}: expected known scopes, got ${JSON.stringify(unknownScope)}`)
   }
 }

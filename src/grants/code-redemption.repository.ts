@@ -6,6 +6,8 @@ import { constantTimeEqual } from '../lib/secrets.js'
 import type { AuthorizationCode } from './authorization-code.repository.js'
 import { type RefreshTokenIssue, resourceRefusal } from './refresh-token.repository.js'
 import { servingResourcesOf } from './serving-resources.js'
+import { standingOf } from '../clients/standing.js'
+import type { ClientKind, StandingOverride } from '../db/database.js'
 
 export interface CodeRedemptionRow {
   /** False when the client is unknown or disabled: then nothing was consumed or written. */
@@ -103,6 +105,8 @@ const redemptionStatement = prepareStatement(
       grant_last_used_at: Date | null
       dpop_jkt: string | null
       serving_resources: string[] | null
+      client_kind: ClientKind | null
+      standing_override: StandingOverride | null
     }>`
     with i as (
       select * from unnest(${r.codeHashes}::text[], ${r.clientIds}::text[], ${r.redirectUris}::text[],
@@ -112,7 +116,7 @@ const redemptionStatement = prepareStatement(
                with ordinality as input(code_hash, client_id, redirect_uri, expected_challenge, resource, dpop_jkt,
                                         family_id, token_hash, now, family_expires_at, token_expires_at, n)
     ), client as (
-      select i.n, c.scopes, c.require_dpop
+      select i.n, c.scopes, c.require_dpop, c.kind, c.standing_override
         from i join clients as c on c.id = i.client_id and c.disabled_at is null
     ), consumed as (
       update authorization_codes as c
@@ -151,6 +155,7 @@ const redemptionStatement = prepareStatement(
       returning family_id
     )
     select i.n, client.scopes as client_scopes, client.require_dpop as client_requires_dpop,
+           client.kind as client_kind, client.standing_override,
            consumed.dpop_jkt, consumed.client_id, consumed.redirect_uri, consumed.code_challenge, consumed.scopes,
            consumed.expires_at, consumed.resources, consumed.grant_id, consumed.user_id,
            first_token.family_id as issued_family_id,
@@ -249,6 +254,7 @@ function redemptionRow(
       scopes: consumed.scopes,
       resources: consumed.resources,
       servingResources: row.serving_resources ?? undefined,
+      clientStanding: standingOf({ kind: row.client_kind!, standingOverride: row.standing_override }),
     },
   }
 }

@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely'
 import type { Database } from '../db/database.js'
 import { columnsOf, prepareStatement } from '../db/prepared-statement.js'
 import { servingResourcesOf } from './serving-resources.js'
+import { type Standing, standingOf } from '../clients/standing.js'
+import type { ClientKind, StandingOverride } from '../db/database.js'
 
 /** The facts of a refresh token an access token is issued from. */
 export interface RefreshTokenIssue {
@@ -18,6 +20,8 @@ export interface RefreshTokenIssue {
    * access token's `aud` list. Undefined otherwise.
    */
   servingResources?: string[] | undefined
+  /** The client's standing, from the row the issuing statement read anyway (the access token's claim). */
+  clientStanding: Standing
 }
 
 export interface RefreshRotation {
@@ -84,6 +88,8 @@ const rotationStatement = prepareStatement(
       retried: boolean
       successor_sealed: string | null
       serving_resources: string[] | null
+      client_kind: ClientKind
+      standing_override: StandingOverride | null
     }>`
     with i as (
       select token_hash, new_token_hash, client_id, string_to_array(requested, ' ') as requested, resource,
@@ -107,6 +113,7 @@ const rotationStatement = prepareStatement(
                                         else t.successor_encrypted end
         from i, refresh_families as f
         join grants as g on g.id = f.grant_id
+        join clients as c on c.id = f.client_id
        where t.token_hash = i.token_hash
          and f.id = t.family_id
          -- refreshTokenRefusal's lines, in its order:
@@ -123,12 +130,12 @@ const rotationStatement = prepareStatement(
          and (i.resource = any(f.resources)
               or i.resource is null and cardinality(f.resources) <= 1)
          -- dpopBindingRefusal's lines:
-         and (i.dpop_jkt is not null
-              or not exists (select 1 from clients as c where c.id = f.client_id and c.require_dpop))
+         and (i.dpop_jkt is not null or not c.require_dpop)
          and (f.dpop_jkt is null or f.dpop_jkt = i.dpop_jkt)
       returning i.n, i.new_token_hash, i.requested, i.resource, i.now, i.new_token_expires_at, i.touch_grant_before,
                 t.family_id, f.grant_id, f.user_id, f.scopes as family_scopes, f.expires_at as family_expires_at,
-                f.resources, t.window_answers > 0 as retried, t.successor_encrypted
+                f.resources, t.window_answers > 0 as retried, t.successor_encrypted,
+                c.kind as client_kind, c.standing_override
     ), successor as (
       -- Only a rotation makes a token: a retry answers with the one its rotation made.
       insert into refresh_tokens (token_hash, family_id, scopes, created_at, expires_at)
@@ -146,7 +153,8 @@ const rotationStatement = prepareStatement(
     )
     select rotated.n, rotated.family_id, rotated.grant_id, rotated.user_id,
            coalesce(successor.scopes, rotated.requested, rotated.family_scopes) as scopes, rotated.resources,
-           rotated.retried, case when rotated.retried then rotated.successor_encrypted end as successor_sealed,
+           rotated.retried, rotated.client_kind, rotated.standing_override,
+           case when rotated.retried then rotated.successor_encrypted end as successor_sealed,
            case when rotated.resource is null and cardinality(rotated.resources) = 0
                 then ${servingResourcesOf(sql`coalesce(successor.scopes, rotated.requested, rotated.family_scopes)`)}
            end as serving_resources
@@ -186,6 +194,7 @@ export async function rotateRefreshTokens(
       scopes: row.scopes,
       resources: row.resources,
       servingResources: row.serving_resources ?? undefined,
+      clientStanding: standingOf({ kind: row.client_kind, standingOverride: row.standing_override }),
       retried: row.retried,
       successorSealed: row.successor_sealed,
     }

@@ -47,7 +47,15 @@ const MUST_PUSH =
  */
 export function authorizeRoutes(
   services: AuthorizeServices,
-  config: Pick<Config, 'issuer' | 'sessionTtl' | 'requireResource' | 'clientMetadataScopes' | 'requirePar'>,
+  config: Pick<
+    Config,
+    | 'issuer'
+    | 'sessionTtl'
+    | 'requireResource'
+    | 'clientMetadataScopes'
+    | 'dynamicRegistrationScopes'
+    | 'requirePar'
+  >,
 ) {
   const cookies = sessionCookies(config)
 

@@ -45,6 +45,10 @@ export const activeTokenSchema = z.object({
       description:
         'RFC 9449 §6.2: present for a DPoP-bound access token. The caller must then require a DPoP proof made with this key (`Authorization: DPoP`), never accept the token as Bearer.',
     }),
+  client_standing: z.enum(['verified', 'vouched', 'unverified']).optional().meta({
+    description:
+      "linkauth's member: the standing of the app the token was issued to, as the token carries it (its `client_standing` claim). `verified`: registered or verified by the operator; `vouched`: a Client ID Metadata Document, vouched for by its host; `unverified`: registered by itself. Absent for a token signed before the claim existed; treat that as `unverified`.",
+  }),
 })
 
 export const inactiveTokenSchema = z.object({ active: z.literal(false) })

@@ -1,4 +1,4 @@
-import { hasAudience } from '@linkauth/resource/token-contract'
+import { type ClientStanding, hasAudience } from '@linkauth/resource/token-contract'
 import type { Config } from '../config.js'
 import type { AccessTokenStatusService } from '../tokens/access-token-status.service.js'
 import type { AccessTokenVerifier } from '../tokens/access-token-verifier.js'
@@ -19,6 +19,8 @@ export type IntrospectionResponse =
       token_type: 'Bearer' | 'DPoP'
       /** RFC 9449 §6.2: the key a DPoP-bound access token is bound to. */
       cnf?: { jkt: string }
+      /** linkauth's member (RFC 7662 §2.2 allows more): the app's standing, as the token carries it. */
+      client_standing?: ClientStanding
     }
 
 const INACTIVE = Object.freeze({ active: false as const })
@@ -74,6 +76,7 @@ export function createIntrospectionService(
       iss: c.iss,
       aud: c.aud,
       jti: c.jti,
+      ...(c.client_standing ? { client_standing: c.client_standing } : {}),
       // RFC 9449 §6.2: a bound token is a DPoP token, and cnf names its key for the caller to check.
       ...(c.cnf ? { token_type: 'DPoP' as const, cnf: c.cnf } : { token_type: 'Bearer' as const }),
     }

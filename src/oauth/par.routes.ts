@@ -52,7 +52,7 @@ function readParameters(body: unknown): RawQuery {
  */
 export function parRoutes(
   services: ParServices,
-  config: Pick<Config, 'issuer' | 'requireResource' | 'clientMetadataScopes'>,
+  config: Pick<Config, 'issuer' | 'requireResource' | 'clientMetadataScopes' | 'dynamicRegistrationScopes'>,
 ) {
   return async (app: FastifyInstance) => {
     noStoreWithDpopNonce(app, services.dpop)

@@ -4,6 +4,7 @@ import { addSeconds, type Clock, epochSeconds } from '../lib/clock.js'
 import { newUuid } from '../lib/identifiers.js'
 import { formatScopes } from '../lib/scopes.js'
 import type { SigningAlg } from './key-material.js'
+import type { Standing } from '../clients/standing.js'
 
 /** What signs: the active key, decrypted and cached by the signing-key service. */
 export interface ActiveSigningKey {
@@ -45,6 +46,8 @@ export interface AccessTokenSubject {
   audience?: string | string[] | undefined
   /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`); undefined: Bearer. */
   dpopJkt?: string | undefined
+  /** The client's standing as the issuing statement read it: the private claim `client_standing`. */
+  clientStanding: Standing
 }
 
 export interface IssuedAccessToken {
@@ -54,7 +57,10 @@ export interface IssuedAccessToken {
   expiresAt: Date
 }
 
-/** RFC 9068 access tokens: typ at+jwt, claims iss sub aud exp iat jti client_id scope grant_id family_id (+ cnf, RFC 9449). */
+/**
+ * RFC 9068 access tokens: typ at+jwt, claims iss sub aud exp iat jti client_id scope grant_id family_id
+ * client_standing (+ cnf, RFC 9449).
+ */
 export function createAccessTokenService(
   config: Pick<Config, 'issuer' | 'accessTokenAudience' | 'accessTokenTtl'>,
   clock: Clock,
@@ -78,6 +84,7 @@ export function createAccessTokenService(
           scope: formatScopes(subject.scopes),
           grant_id: subject.grantId,
           family_id: subject.familyId,
+          client_standing: subject.clientStanding,
           ...(subject.dpopJkt === undefined ? {} : { cnf: { jkt: subject.dpopJkt } }),
         },
         keys.activeSigningKey(),

@@ -99,6 +99,7 @@ describe('active tokens', () => {
       aud: t.config.accessTokenAudience,
       jti: claims.jti,
       token_type: 'Bearer',
+      client_standing: 'verified',
     })
   })
 
@@ -312,6 +313,7 @@ describe('keys made by another instance', () => {
         scopes: ['links:read'],
         grantId: String(claims.grant_id),
         familyId: String(claims.family_id),
+        clientStanding: 'verified',
       })
       expect((await introspect(t, rs, fromOther.accessToken)).active).toBe(true)
       expect((await introspect(t, rs, tokens.access_token)).active).toBe(true)

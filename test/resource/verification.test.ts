@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto'
 import {
+  clientStandingOf,
   createResourceVerifier,
   InsufficientScopeError,
   InvalidRequestError,
@@ -80,6 +81,23 @@ describe('a valid token', () => {
   it('with typ application/at+jwt too (RFC 9068 §2.1)', async () => {
     const t2 = resignedToken(server.t, token, {}, { typ: 'application/at+jwt' })
     await expect(verifier.verify(t2)).resolves.toMatchObject({ sub: party.userId })
+  })
+})
+
+describe("the app's standing (client_standing, issue 37)", () => {
+  it('is exposed as the token carries it, and read as unverified when absent or unknown', async () => {
+    const claims = await verifier.verify(token)
+    expect(claims.client_standing).toBe('verified')
+    expect(clientStandingOf(claims)).toBe('verified')
+    const vouched = await verifier.verify(resignedToken(server.t, token, { client_standing: 'vouched' }))
+    expect(clientStandingOf(vouched)).toBe('vouched')
+    // A token signed before the claim existed, or with a standing this toolkit does not know: the
+    // token is still valid, and an API acting on the standing takes the cautious reading.
+    for (const client_standing of [undefined, 'trusted', 7]) {
+      const older = await verifier.verify(resignedToken(server.t, token, { client_standing }))
+      expect(older.client_standing).toBeUndefined()
+      expect(clientStandingOf(older)).toBe('unverified')
+    }
   })
 })
 

@@ -103,6 +103,7 @@ describe('authorization_code grant: success', () => {
       scope: 'links:read links:write',
       grant_id: party.grant.id,
       family_id: family.id,
+      client_standing: 'verified',
     })
   })
 

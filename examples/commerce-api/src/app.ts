@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { linkauthResource, type ResourceVerifier } from '@linkauth/resource'
 import { errorHandling } from '../../shared/error-handler.js'
 import { healthRoutes } from '../../shared/health.routes.js'
+import { type AppLimits, createAppLeash, DEFAULT_APP_LIMITS, leashWrites } from '../../shared/app-leash.js'
 import { conversionRoutes } from './conversions/conversion.routes.js'
 import { createConversionService } from './conversions/conversion.service.js'
 import type { CommerceDatabase } from './db/database.js'
@@ -15,7 +16,8 @@ import { productRoutes } from './products/product.routes.js'
 import { createProductService } from './products/product.service.js'
 
 export interface CommerceAppDeps {
-  config: { publicUrl: string }
+  /** appLimits: writes an application may make for each person an hour (default DEFAULT_APP_LIMITS). */
+  config: { publicUrl: string; appLimits?: AppLimits }
   db: Kysely<CommerceDatabase>
   verifier: ResourceVerifier
   clock?: { now(): Date }
@@ -48,6 +50,16 @@ export async function buildCommerceApp(deps: CommerceAppDeps): Promise<FastifyIn
     resourceName: 'Commerce API',
   })
   const clock = deps.clock ?? { now: () => new Date() }
+  // What an application may write for each person in an hour, by its standing (issue 37).
+  leashWrites(
+    app,
+    createAppLeash({
+      db: deps.db,
+      clock,
+      limits: deps.config.appLimits ?? DEFAULT_APP_LIMITS,
+      what: 'writes',
+    }),
+  )
   const { publicUrl } = deps.config
   const products = createProductService({ db: deps.db, clock })
   const links = createLinkService({ db: deps.db, clock })

@@ -1,16 +1,22 @@
 import { z } from 'zod'
+import { type AppLimits, appLimitSettings, appLimitsOf, DEFAULT_APP_LIMITS } from '../../shared/app-leash.js'
 import { parseEnvironment, type ServiceConfig, serviceConfig, serviceSettings } from '../../shared/config.js'
 
 /** Every setting the commerce API reads from the environment, with its default. */
-export const commerceConfigSchema = z.object(
-  serviceSettings('COMMERCE', {
+export const commerceConfigSchema = z.object({
+  ...serviceSettings('COMMERCE', {
     port: 3003,
     dataDir: './.data/commerce-api',
     publicUrlIs: 'the address e-commerce short links are served at',
   }),
-)
+  // Writes an application may make for each person in an hour, by its standing (issue 37).
+  ...appLimitSettings('COMMERCE', DEFAULT_APP_LIMITS),
+})
 
-export type CommerceConfig = ServiceConfig
+export interface CommerceConfig extends ServiceConfig {
+  /** Writes an application may make for each person in an hour, by its standing (null: no limit). */
+  readonly appLimits: AppLimits
+}
 
 export class CommerceConfigError extends Error {
   override name = 'CommerceConfigError'
@@ -26,5 +32,5 @@ export function loadCommerceConfig(env: Record<string, string | undefined>): Rea
     howToGetCredentials: HOW_TO_GET_CREDENTIALS,
     makeError: (message) => new CommerceConfigError(message),
   })
-  return Object.freeze(serviceConfig('COMMERCE', e))
+  return Object.freeze({ ...serviceConfig('COMMERCE', e), appLimits: appLimitsOf('COMMERCE', e) })
 }

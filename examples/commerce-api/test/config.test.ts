@@ -21,6 +21,7 @@ describe('the commerce API configuration', () => {
       introspectionCacheSeconds: 5,
       maxFeedStalenessSeconds: 10,
       logLevel: 'info',
+      appLimits: { unverified: 50, vouched: 500, verified: null },
     })
     expect(
       loadCommerceConfig({

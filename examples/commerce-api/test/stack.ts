@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import { createResourceVerifier, type ResourceVerifier } from '@linkauth/resource'
 import { buildCommerceApp } from '../src/app.js'
+import type { AppLimits } from '../../shared/app-leash.js'
 import { buildTestApp, type TestApp } from '../../../test/helpers/app.js'
 import { createParty, exchangeCode, type Party } from '../../../test/helpers/fixtures.js'
 import { freePort } from '../../../test/helpers/net.js'
@@ -56,7 +57,8 @@ export interface CommerceStack {
 }
 
 /** The authorization server and the commerce API, each over real HTTP, on one test database. */
-export async function startCommerceStack(): Promise<CommerceStack> {
+/** `appLimits`: the leash on applications by standing (default: the API's defaults). */
+export async function startCommerceStack(options: { appLimits?: AppLimits } = {}): Promise<CommerceStack> {
   const port = await freePort()
   const issuer = `http://127.0.0.1:${port}`
   const t = await buildTestApp({ env: { ISSUER: issuer, ACCESS_TOKEN_AUDIENCE: COMMERCE_RESOURCE } })
@@ -72,7 +74,8 @@ export async function startCommerceStack(): Promise<CommerceStack> {
   const commercePort = await freePort()
   const base = `http://127.0.0.1:${commercePort}`
   const clock = settableClock()
-  const app = await buildCommerceApp({ config: { publicUrl: base }, db: db.db, verifier, clock })
+  const config = { publicUrl: base, ...(options.appLimits ? { appLimits: options.appLimits } : {}) }
+  const app = await buildCommerceApp({ config, db: db.db, verifier, clock })
   await app.listen({ port: commercePort, host: '127.0.0.1' })
 
   const api: CommerceStack['api'] = (method, path, token, body, options = {}) =>

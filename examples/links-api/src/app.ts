@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { type AppLimits, createAppLeash, DEFAULT_APP_LIMITS } from '../../shared/app-leash.js'
 import type { Kysely } from 'kysely'
 import { linkauthResource, protectedEndpoint, type ResourceVerifier } from '@linkauth/resource'
 import type { LinksDatabase } from './db/database.js'
@@ -21,7 +22,8 @@ import { errorHandling } from './web/error-handler.js'
 import { healthRoutes } from './web/health.routes.js'
 
 export interface LinksAppDeps {
-  config: { publicUrl: string; imports?: Partial<ImportSettings> }
+  /** appLimits: new links an application may make for each person an hour (default DEFAULT_APP_LIMITS). */
+  config: { publicUrl: string; imports?: Partial<ImportSettings>; appLimits?: AppLimits }
   db: Kysely<LinksDatabase>
   verifier: ResourceVerifier
   /**
@@ -60,7 +62,14 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
     // DPoP proofs (RFC 9449) name the URL the client called: the API's public URL.
     publicUrl: deps.config.publicUrl,
   })
-  const links = createLinkService({ db: deps.db, clock: deps.clock ?? { now: () => new Date() } })
+  const clock = deps.clock ?? { now: () => new Date() }
+  const leash = createAppLeash({
+    db: deps.db,
+    clock,
+    limits: deps.config.appLimits ?? DEFAULT_APP_LIMITS,
+    what: 'new links',
+  })
+  const links = createLinkService({ db: deps.db, clock, leash })
   const schemas = linkInputSchemas(deps.config.publicUrl)
   await app.register(linkRoutes(links, schemas, deps.config.publicUrl))
   if (deps.mcp)

@@ -9,6 +9,7 @@ import {
   serviceConfig,
   serviceSettings,
 } from '../../shared/config.js'
+import { type AppLimits, appLimitSettings, appLimitsOf, DEFAULT_APP_LIMITS } from '../../shared/app-leash.js'
 
 /** Every setting the links API reads from the environment, with its default. */
 export const linksConfigSchema = z.object({
@@ -25,6 +26,8 @@ export const linksConfigSchema = z.object({
     .default(50 * 1024 * 1024),
   LINKS_IMPORT_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(200_000),
   LINKS_IMPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(5_000).default(500),
+  // New links an application may create for each person in an hour, by its standing (issue 37).
+  ...appLimitSettings('LINKS', DEFAULT_APP_LIMITS),
   // The MCP endpoint (/mcp) is its own registered resource; without its credentials it is not served.
   LINKS_MCP_RESOURCE: resourceIdentifier,
   LINKS_MCP_RESOURCE_SERVER_ID: credentialId.optional(),
@@ -41,6 +44,8 @@ export const linksConfigSchema = z.object({
 export interface LinksConfig extends ServiceConfig {
   /** Imports: bytes and rows an upload may have, rows per committed batch. */
   readonly imports: { readonly maxBytes: number; readonly maxRows: number; readonly batchSize: number }
+  /** New links an application may create for each person in an hour, by its standing (null: no limit). */
+  readonly appLimits: AppLimits
   /**
    * The MCP endpoint: its resource identifier (its canonical URL), its resource-server credentials,
    * and browser origins besides the API's own allowed to call it. Undefined: /mcp is not served.
@@ -90,6 +95,7 @@ export function loadLinksConfig(env: Record<string, string | undefined>): Readon
             allowedOrigins: Object.freeze(e.LINKS_MCP_ALLOWED_ORIGINS ?? []),
           })
         : undefined,
+    appLimits: appLimitsOf('LINKS', e),
     imports: Object.freeze({
       maxBytes: e.LINKS_IMPORT_MAX_BYTES,
       maxRows: e.LINKS_IMPORT_MAX_ROWS,

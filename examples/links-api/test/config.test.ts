@@ -21,6 +21,7 @@ describe('the links API configuration', () => {
       introspectionCacheSeconds: 5,
       maxFeedStalenessSeconds: 10,
       imports: { maxBytes: 52_428_800, maxRows: 200_000, batchSize: 500 },
+      appLimits: { unverified: 50, vouched: 500, verified: null },
       logLevel: 'info',
     })
     const custom = loadLinksConfig({
@@ -39,6 +40,21 @@ describe('the links API configuration', () => {
       verification: 'introspection',
       introspectionCacheSeconds: 0,
     })
+  })
+
+  it('reads the limits on applications by standing: a number, none, or a refusal naming the variable', () => {
+    expect(
+      loadLinksConfig({
+        ...credentials,
+        LINKS_APP_LIMIT_UNVERIFIED: '0',
+        LINKS_APP_LIMIT_VOUCHED: 'none',
+        LINKS_APP_LIMIT_VERIFIED: '10000',
+      }).appLimits,
+    ).toEqual({ unverified: 0, vouched: null, verified: 10_000 })
+    for (const bad of ['-1', 'lots', '1.5', '2000000'])
+      expect(() => loadLinksConfig({ ...credentials, LINKS_APP_LIMIT_UNVERIFIED: bad })).toThrow(
+        /LINKS_APP_LIMIT_UNVERIFIED/,
+      )
   })
 
   it('takes its own resource identifier, and refuses the old LINKS_AUDIENCE rather than ignore it', () => {

@@ -5,6 +5,7 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { buildLinksApp } from '../src/app.js'
+import type { AppLimits } from '../../shared/app-leash.js'
 import { listenTestApp, type TestApp } from '../../../test/helpers/app.js'
 import { CHALLENGE, PASSWORD, REDIRECT_URI, seed, VERIFIER } from '../../../test/helpers/browser.js'
 import { HttpBrowser } from '../../../test/helpers/http-browser.js'
@@ -40,8 +41,11 @@ export let mcpUrl: URL
 /** Where agents publish their Client ID Metadata Documents (HTTPS, trusted by linkauth in tests). */
 export let documents: DocumentServer
 
-/** Starts the services for the calling test file (beforeAll), and stops them after it (afterAll). */
-export function useMcpServices() {
+/**
+ * Starts the services for the calling test file (beforeAll), and stops them after it (afterAll);
+ * `links` adds to the links API's deps (the leash's limits, its clock).
+ */
+export function useMcpServices(links: { appLimits?: AppLimits; clock?: { now(): Date } } = {}) {
   beforeAll(async () => {
     documents = await startDocumentServer()
     ;({ t } = await listenTestApp({
@@ -64,7 +68,8 @@ export function useMcpServices() {
     mcpVerifier = await createResourceVerifier({ issuer, resource: mcpUrl.href, credentials: mcp, logger })
     linksDb = await createLinksTestDatabase(t.database)
     linksApp = await buildLinksApp({
-      config: { publicUrl: linksBase },
+      config: { publicUrl: linksBase, ...(links.appLimits ? { appLimits: links.appLimits } : {}) },
+      ...(links.clock ? { clock: links.clock } : {}),
       db: linksDb.db,
       verifier: restVerifier,
       mcp: { verifier: mcpVerifier, sessionSecret: 'test session secret, 32 bytes or more' },

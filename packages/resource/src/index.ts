@@ -54,4 +54,5 @@ export {
   type VerifierMode,
   type VerifierSettings,
 } from './resource-verifier.js'
-export type { AccessTokenFailure, SignedAccessTokenClaims } from './token-contract.js'
+export type { AccessTokenFailure, ClientStanding, SignedAccessTokenClaims } from './token-contract.js'
+export { CLIENT_STANDINGS, clientStandingOf, isClientStanding } from './token-contract.js'

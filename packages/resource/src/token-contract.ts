@@ -23,6 +23,33 @@ export interface SignedAccessTokenClaims {
    * DPoP proof made with that key, never as a bearer token.
    */
   cnf?: { jkt: string }
+  /**
+   * linkauth's private claim (RFC 9068 §2.2.3 leaves room for them): who stands behind the app the
+   * token was issued to, as it stood at issue. Absent from tokens signed before the claim existed,
+   * and dropped when it holds a value this verifier does not know: read it with clientStandingOf.
+   */
+  client_standing?: ClientStanding
+}
+
+/**
+ * An application's standing (issue 37): `verified`, registered (or verified) by the operator;
+ * `vouched`, a Client ID Metadata Document whose host vouches for it; `unverified`, registered by
+ * itself (RFC 7591) or with its standing taken away by the operator.
+ */
+export type ClientStanding = 'verified' | 'vouched' | 'unverified'
+
+export const CLIENT_STANDINGS: readonly ClientStanding[] = ['verified', 'vouched', 'unverified']
+
+export function isClientStanding(value: unknown): value is ClientStanding {
+  return typeof value === 'string' && (CLIENT_STANDINGS as readonly string[]).includes(value)
+}
+
+/**
+ * The standing an API should act on: the token's claim, or `unverified` when the token has none
+ * (signed before the claim existed, or a value this verifier does not know): the cautious reading.
+ */
+export function clientStandingOf(claims: Pick<SignedAccessTokenClaims, 'client_standing'>): ClientStanding {
+  return claims.client_standing ?? 'unverified'
 }
 
 /** RFC 9068 §2.1: the `typ` header of an access token. */
@@ -123,6 +150,7 @@ export function readAccessTokenClaims(p: Record<string, unknown>): SignedAccessT
     grant_id: p.grant_id,
     family_id: p.family_id,
     ...(cnf ? { cnf } : {}),
+    ...(isClientStanding(p.client_standing) ? { client_standing: p.client_standing } : {}),
   }
 }
 

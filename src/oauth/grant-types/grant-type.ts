@@ -90,6 +90,7 @@ export async function tokenResponse(
     familyId: issued.familyId,
     audience,
     dpopJkt: context.dpopJkt,
+    clientStanding: issued.clientStanding,
   })
   return {
     access_token: access.accessToken,

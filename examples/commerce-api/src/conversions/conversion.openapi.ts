@@ -1,5 +1,16 @@
 import { pathParameter } from '../../../shared/openapi.js'
-import { currency, decimal, ECOM, type Json, json, minor, operation, problem, time } from '../web/openapi.js'
+import {
+  currency,
+  decimal,
+  ECOM,
+  type Json,
+  json,
+  minor,
+  operation,
+  writeOperation,
+  problem,
+  time,
+} from '../web/openapi.js'
 
 /** The conversion routes (conversion.routes.ts) in the OpenAPI document. */
 
@@ -52,7 +63,7 @@ const Conversion: Json = {
 export function conversionOpenApiPaths() {
   return {
     '/api/conversions': {
-      post: operation(
+      post: writeOperation(
         ECOM,
         {
           summary: 'Report a conversion',

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely'
+import type { AppWriteCountsDatabase } from '../../../shared/app-leash.js'
 
 /** bigint columns: pg reads them as strings, PGlite as numbers; rows pass through BigInt() or Number(). */
 type BigIntColumn = ColumnType<string | number, number | string | bigint, number | string | bigint>
@@ -65,7 +66,7 @@ export interface ConversionsTable {
 }
 
 /** The tables of schema `commerce_api`, as the commerce API's Kysely instance sees them. */
-export interface CommerceDatabase {
+export interface CommerceDatabase extends AppWriteCountsDatabase {
   sync_runs: SyncRunsTable
   products: ProductsTable
   links: LinksTable

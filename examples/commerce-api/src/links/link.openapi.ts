@@ -1,5 +1,15 @@
 import { pathParameter } from '../../../shared/openapi.js'
-import { ECOM, type Json, json, nullable, operation, pageParameters, problem, time } from '../web/openapi.js'
+import {
+  ECOM,
+  type Json,
+  json,
+  nullable,
+  operation,
+  writeOperation,
+  pageParameters,
+  problem,
+  time,
+} from '../web/openapi.js'
 
 /**
  * The link routes (link.routes.ts) in the OpenAPI document: links, their statistics and
@@ -184,7 +194,7 @@ const CampaignList: Json = {
 export function linkOpenApiPaths() {
   return {
     '/api/links': {
-      post: operation(
+      post: writeOperation(
         ECOM,
         {
           summary: 'Create an e-commerce link',
@@ -241,7 +251,7 @@ export function linkOpenApiPaths() {
           '404': problem('No link of this user has this id.'),
         },
       ),
-      patch: operation(
+      patch: writeOperation(
         ECOM,
         {
           summary: 'Change the campaign or UTM values of an e-commerce link, or archive it',

@@ -7,6 +7,7 @@ import {
   minor,
   nullable,
   operation,
+  writeOperation,
   pageParameters,
   problem,
   time,
@@ -111,7 +112,7 @@ const SyncRun: Json = {
 export function productOpenApiPaths() {
   return {
     '/api/products/batch': {
-      post: operation(
+      post: writeOperation(
         SYNC,
         {
           summary: 'Upsert up to 1,000 products by the shop’s product id',
@@ -175,7 +176,7 @@ export function productOpenApiPaths() {
       ),
     },
     '/api/products/sync-runs': {
-      post: operation(
+      post: writeOperation(
         SYNC,
         {
           summary: 'Start a full sync',
@@ -202,7 +203,7 @@ export function productOpenApiPaths() {
       ),
     },
     '/api/products/sync-runs/{id}/complete': {
-      post: operation(
+      post: writeOperation(
         SYNC,
         {
           summary: 'Complete a full sync',

@@ -80,6 +80,16 @@ export function operation(
   return { ...op, security: [{ bearer: [scope] }], responses: protectedResponses(scope, responses) }
 }
 
+/** The answer of a write past what the application's standing allows (examples/shared/app-leash.ts). */
+export const appLimitReached = problem(
+  'app_limit_reached: this application made as many writes for this person this hour as its standing allows (`client_standing`: unverified 50, vouched 500 by default; verified apps are not limited). `retry_after` (seconds, also the Retry-After header) and `retry_at` say when to try again; `limit`, `window_seconds` and `client_standing` say why.',
+)
+
+/** A write: an operation that counts against the application's hourly limit, and may answer 429. */
+export function writeOperation(...[scope, op, responses]: Parameters<typeof operation>) {
+  return operation(scope, op, { ...responses, '429': appLimitReached })
+}
+
 export const pageParameters = (max: number, fallback: number) => [
   {
     name: 'limit',

@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely'
+import type { AppWriteCountsDatabase } from '../../../shared/app-leash.js'
 
 /** bigint columns: pg reads them as strings, PGlite as numbers; rows pass through Number(). */
 type BigIntColumn = ColumnType<string | number, number | undefined, number>
@@ -62,7 +63,7 @@ export interface ImportProblemsTable {
 }
 
 /** The tables of schema `links_api`, as the links API's Kysely instance sees them. */
-export interface LinksDatabase {
+export interface LinksDatabase extends AppWriteCountsDatabase {
   links: LinksTable
   link_daily_clicks: LinkDailyClicksTable
   import_jobs: ImportJobsTable

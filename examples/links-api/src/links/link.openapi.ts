@@ -66,6 +66,9 @@ export function linkOpenApiPaths() {
           '403': wrongScope('links:write'),
           '409': error('slug_taken: the custom slug is in use.'),
           '413': badInput,
+          '429': error(
+            'app_limit_reached: this application made as many new links for this person this hour as its standing allows (`client_standing`: unverified 50, vouched 500 by default; verified apps are not limited). `retry_after` (seconds, also the Retry-After header) and `retry_at` say when to try again; `limit`, `window_seconds` and `client_standing` say why.',
+          ),
           '415': error('invalid_request: the body is not application/json.'),
           '503': unavailable,
         },

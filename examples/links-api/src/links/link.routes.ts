@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { parseInput } from '../web/parse.js'
+import { writingAppOf } from '../../../shared/app-leash.js'
 import type { LinkInputSchemas } from './link-input.js'
 import type { Link, LinkService, LinkStats } from './link.service.js'
 
@@ -50,7 +51,10 @@ export function linkRoutes(links: LinkService, schemas: LinkInputSchemas, public
     })
 
     app.post('/api/links', { config: WRITE }, async (request, reply) => {
-      const link = await links.createLink(ownerOf(request), parseInput(schemas.newLink, request.body))
+      const owner = ownerOf(request)
+      const input = parseInput(schemas.newLink, request.body)
+      // The application making it, by its token: its standing limits what it makes for this person.
+      const link = await links.createLink(owner, input, writingAppOf(request.auth!))
       return reply.code(201).header('location', `/api/links/${link.id}`).send(json(link))
     })
 

@@ -20,12 +20,15 @@ import {
 } from './link.repository.js'
 import { randomSlug, SLUG_PATTERN } from './slug.js'
 import { pageOf } from '../../../shared/paging.js'
+import type { AppLeash, WritingApp } from '../../../shared/app-leash.js'
 
 export type { Link }
 
 export interface LinkServiceDeps {
   db: Kysely<LinksDatabase>
   clock: { now(): Date }
+  /** The limit on new links an application makes for each person, by standing (app-leash.ts). */
+  leash?: AppLeash | undefined
 }
 
 export interface LinkPage {
@@ -62,31 +65,47 @@ const dayNumber = (day: string) => Date.parse(`${day}T00:00:00Z`) / DAY_MS
  * The rules of short links. Every operation is scoped to the owner (the access token's `sub`):
  * another user's link behaves exactly like a link that does not exist.
  */
-export function createLinkService({ db, clock }: LinkServiceDeps) {
+export function createLinkService({ db, clock, leash }: LinkServiceDeps) {
   async function ownedLink(ownerId: string, id: string): Promise<Link> {
     const link = LINK_ID.test(id) ? await findOwnedLink(db, ownerId, id) : undefined
     if (!link) throw new LinkNotFoundError()
     return link
   }
 
-  return {
-    async createLink(ownerId: string, input: NewLink): Promise<Link> {
-      const now = clock.now()
-      const values = { ownerId, targetUrl: input.target_url, tags: input.tags, now }
-      if (input.slug !== undefined) {
-        try {
-          return await insertLink(db, { ...values, slug: input.slug })
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new SlugTakenError(input.slug)
-          throw err
-        }
+  /** The insert, and a random slug tried again on the rare collision. */
+  async function insertNewLink(ownerId: string, input: NewLink): Promise<Link> {
+    const now = clock.now()
+    const values = { ownerId, targetUrl: input.target_url, tags: input.tags, now }
+    if (input.slug !== undefined) {
+      try {
+        return await insertLink(db, { ...values, slug: input.slug })
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new SlugTakenError(input.slug)
+        throw err
       }
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await insertLink(db, { ...values, slug: randomSlug() })
-        } catch (err) {
-          if (!isUniqueViolation(err) || attempt >= RANDOM_SLUG_ATTEMPTS) throw err
-        }
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await insertLink(db, { ...values, slug: randomSlug() })
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= RANDOM_SLUG_ATTEMPTS) throw err
+      }
+    }
+  }
+
+  return {
+    /**
+     * Creates a link for `ownerId`. With `app` (the application acting, from its token) the link
+     * counts against what its standing allows for this person this hour (AppLimitReachedError past
+     * it); a link that then fails to be made is taken back off the count.
+     */
+    async createLink(ownerId: string, input: NewLink, app?: WritingApp): Promise<Link> {
+      const takeBack = leash && app ? await leash.charge(ownerId, app) : undefined
+      try {
+        return await insertNewLink(ownerId, input)
+      } catch (err) {
+        await takeBack?.().catch(() => {})
+        throw err
       }
     },
 

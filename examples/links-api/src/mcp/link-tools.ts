@@ -5,6 +5,7 @@ import { linkSchema, statsSchema } from '../links/link.openapi.js'
 import { linkJson, READ, statsJson, WRITE } from '../links/link.routes.js'
 import type { LinkService } from '../links/link.service.js'
 import { parseInput } from '../web/parse.js'
+import type { WritingApp } from '../../../shared/app-leash.js'
 
 /**
  * The links API as MCP tools (2025-11-25 "tools"): each the twin of a REST route, with that route's
@@ -28,7 +29,8 @@ export interface LinkTool {
   readOnly: boolean
   inputSchema: z.ZodRawShape
   outputSchema: z.ZodRawShape
-  run(owner: string, args: Record<string, unknown>): Promise<Record<string, unknown>>
+  /** `app`: the application calling, from its token (the leash on what it creates; app-leash.ts). */
+  run(owner: string, args: Record<string, unknown>, app?: WritingApp): Promise<Record<string, unknown>>
 }
 
 /** Present arguments only: a tool's optional argument left out is a REST parameter not sent. */
@@ -52,11 +54,12 @@ export function linkTools(links: LinkService, schemas: LinkInputSchemas, publicU
         tags: tags.optional(),
       },
       outputSchema: linkShape,
-      run: async (owner, args) =>
+      run: async (owner, args, app) =>
         json(
           await links.createLink(
             owner,
             parseInput(schemas.newLink, given(args, ['target_url', 'slug', 'tags'])),
+            app,
           ),
         ),
     },

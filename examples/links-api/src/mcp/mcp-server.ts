@@ -15,6 +15,13 @@ import { z } from 'zod'
 import { InvalidRequestError } from '../errors.js'
 import { type LinkTool, toolError } from './link-tools.js'
 import { META, STATELESS_REVISION } from './stateless.js'
+import { writingAppOf, type WritingApp } from '../../../shared/app-leash.js'
+import type { AccessTokenClaims } from '@linkauth/resource'
+
+/** The application calling, from the verified token's claims the route put beside the user. */
+function callingApp(claims: unknown): WritingApp | undefined {
+  return claims && typeof claims === 'object' ? writingAppOf(claims as AccessTokenClaims) : undefined
+}
 
 /** The server's name and version in the initialize answer. */
 const SERVER_INFO = { name: 'linkauth-links-api', title: 'Short links', version: '1.0.0' }
@@ -131,7 +138,7 @@ export function linksMcpServer(prepared: PreparedTools): Server {
         new InvalidRequestError(args.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')),
       )
     try {
-      const result = await entry.tool.run(owner, args.data)
+      const result = await entry.tool.run(owner, args.data, callingApp(extra.authInfo?.extra?.claims))
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
     } catch (err) {
       return toolError(err)
