@@ -60,8 +60,9 @@ button.small { min-height: 2.25rem; padding: 0.375rem 0.875rem; font-size: 0.875
   font-size: 1.5rem; font-weight: 800; line-height: 1; }
 .app-name { font-weight: 800; }
 h1 .app-name { display: block; font-size: 1.5rem; }
+h1 .app-title { display: block; font-size: 1.5rem; font-weight: 800; }
+h1 .app-title .app-name { display: inline; }
 .consent h1 { font-size: 1.125rem; font-weight: 600; }
-h1 .app-name .client-host { font-size: 1rem; font-weight: 600; }
 ul.scopes { list-style: none; padding: 0; margin: 0 0 1.25rem; border: 1px solid var(--border); border-radius: 0.5rem; }
 ul.scopes li { position: relative; padding: 0.75rem 1rem 0.75rem 2.5rem; }
 ul.scopes li + li { border-top: 1px solid var(--border); }
