@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import {
@@ -12,6 +12,7 @@ import {
   seedBrowserWorld,
   startWorld,
   waitForCallback,
+  virtualAuthenticator,
 } from '../helpers/playwright.js'
 
 /**
@@ -44,23 +45,6 @@ const linkColours = (page: Page) =>
   page.evaluate<string[]>(
     `[...document.querySelectorAll('.card a:not(.button)')].map((a) => getComputedStyle(a).color)`,
   )
-
-const PLATFORM_AUTHENTICATOR = {
-  options: {
-    protocol: 'ctap2',
-    transport: 'internal',
-    hasResidentKey: true,
-    hasUserVerification: true,
-    isUserVerified: true,
-    automaticPresenceSimulation: true,
-  },
-} as const
-
-async function virtualAuthenticator(context: BrowserContext, page: Page) {
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  await cdp.send('WebAuthn.addVirtualAuthenticator', PLATFORM_AUTHENTICATOR)
-}
 
 let world: BrowserWorld
 
