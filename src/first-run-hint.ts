@@ -34,6 +34,16 @@ const MORE: Record<RunningFrom, string> = {
   installed: '',
 }
 
+/** Where `npm run demo` looks for linkauth unless LINKAUTH_URL says otherwise (scripts/demo.ts). */
+export const DEMO_DEFAULT_URL = 'http://localhost:3000'
+
+/** The demo's command: it needs LINKAUTH_URL when the server is not where the demo looks by default. */
+const demoCommand = (issuer: string | undefined) =>
+  issuer === undefined || issuer === DEMO_DEFAULT_URL ? 'npm run demo' : `LINKAUTH_URL=${issuer} npm run demo`
+
+/** What the hint reads of the configuration: where the admin token is, and the server's public URL. */
+type HintConfig = Pick<Config, 'adminToken' | 'dataDir'> & Partial<Pick<Config, 'issuer'>>
+
 /** The first line of the hint, and the message of its log record. */
 export const FIRST_RUN_MESSAGE = 'No application is registered yet. Next steps:'
 
@@ -44,11 +54,17 @@ interface Step {
   command: string
 }
 
-function firstRunSteps(config: Pick<Config, 'adminToken' | 'dataDir'>, from: RunningFrom) {
+function firstRunSteps(config: HintConfig, from: RunningFrom) {
   const cli = CLI[from]
   const steps: Step[] = [
     ...(from === 'checkout'
-      ? [{ field: 'demo', what: 'watch the whole flow:', command: 'npm run demo   (in another terminal)' }]
+      ? [
+          {
+            field: 'demo',
+            what: 'watch the whole flow:',
+            command: `${demoCommand(config.issuer)}   (in another terminal)`,
+          },
+        ]
       : []),
     {
       field: 'register_application',
@@ -70,7 +86,7 @@ function firstRunSteps(config: Pick<Config, 'adminToken' | 'dataDir'>, from: Run
  * the demo, or register an application and a user with the CLI (which finds the admin token itself).
  * One command per line, so it reads in a terminal and can be copied.
  */
-export function firstRunHint(config: Pick<Config, 'adminToken' | 'dataDir'>, from: RunningFrom): string {
+export function firstRunHint(config: HintConfig, from: RunningFrom): string {
   const { steps, token } = firstRunSteps(config, from)
   return [
     FIRST_RUN_MESSAGE,
@@ -84,10 +100,7 @@ export function firstRunHint(config: Pick<Config, 'adminToken' | 'dataDir'>, fro
  * `admin_token`, …), for logs that are JSON lines (`docker logs`, a collector): a message full of
  * `\n` escapes reads as one long line there.
  */
-export function firstRunRecord(
-  config: Pick<Config, 'adminToken' | 'dataDir'>,
-  from: RunningFrom,
-): Record<string, string> {
+export function firstRunRecord(config: HintConfig, from: RunningFrom): Record<string, string> {
   const { steps, token } = firstRunSteps(config, from)
   const more = MORE[from].trim()
   return {
@@ -100,7 +113,7 @@ export function firstRunRecord(
 /** Logs the hint: as lines when the log is a terminal's, else as one record with a field per step. */
 export function logFirstRunHint(
   logger: Pick<Logger, 'info'>,
-  config: Pick<Config, 'adminToken' | 'dataDir'>,
+  config: HintConfig,
   from: RunningFrom,
   terminal: boolean,
 ): void {

@@ -7,6 +7,7 @@ import { statusTitle } from './errors.js'
 import { errorHandling, sendError } from './web/error-handler.js'
 import { assertParameterLimits, parseParameters } from './input/parameters.js'
 import { trackAllowedMethods } from './web/allowed-methods.js'
+import { RequestLines } from './web/request-lines.js'
 import { waitForRunningHandlersOnClose } from './web/running-handlers.js'
 import { SECURITY_HEADERS, securityHeaders, setSecurityHeaders } from './web/security-headers.js'
 
@@ -35,6 +36,8 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   const headersTimeout = config.headersTimeout * 1000
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
+    // Routes may log their request lines at debug (config.requestLines: the revocation feed's polls).
+    logController: new RequestLines(),
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimit,
     requestTimeout: config.requestTimeout * 1000,

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
 import type { Database } from '../db/database.js'
 import { inRetriedTransaction } from '../db/transaction.js'
 import { type AuditRecorder, OPERATOR, type RequestFacts } from '../audit/audit.service.js'
@@ -35,6 +36,8 @@ export interface ClientAdminDeps {
   audit: AuditRecorder
   /** The set of enabled clients changed: CORS reads the table again. */
   changed: () => void
+  /** Where a new client is logged (its id, name, redirect URIs and scopes: a client has no secret). */
+  logger?: Pick<Logger, 'info'> | undefined
 }
 
 const noSuchClient = () => new ProblemError(404, 'No client with this id.')
@@ -93,6 +96,10 @@ export async function createClient(
     return created
   })
   deps.changed()
+  deps.logger?.info(
+    { client_id: client.id, name: client.name, redirect_uris: client.redirectUris, scopes: client.scopes },
+    'client created',
+  )
   return client
 }
 

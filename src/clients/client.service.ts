@@ -1,3 +1,4 @@
+import type { Logger } from 'pino'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
 import { type AuditRecorder, NO_AUDIT, type RequestFacts } from '../audit/audit.service.js'
@@ -57,7 +58,10 @@ export function createClientService(
   clock: Clock,
   grants: GrantService,
   audit: AuditRecorder = NO_AUDIT,
-  documents?: Omit<MetadataDocumentDeps, 'db' | 'clock' | 'grants' | 'audit' | 'changed'>,
+  /** What metadata documents need; its logger also logs each client the operator creates. */
+  documents?: Omit<MetadataDocumentDeps, 'db' | 'clock' | 'grants' | 'audit' | 'changed' | 'logger'> & {
+    logger?: Pick<Logger, 'warn' | 'info'>
+  },
   /** RESERVED_CLIENT_NAMES: brands no self-declared name may borrow (client-names.ts). */
   reservedClientNames: readonly string[] = [],
 ) {
@@ -71,7 +75,7 @@ export function createClientService(
     origins.invalidate()
     reservedNames.invalidate()
   }
-  const admin: ClientAdminDeps = { db, clock, grants, audit, changed }
+  const admin: ClientAdminDeps = { db, clock, grants, audit, changed, logger: documents?.logger }
   /** The display of each app; a self-declared name that borrows a reserved one shows as its host. */
   const displaysOf = async (clients: readonly DisplayFacts[]): Promise<AppDisplay[]> => {
     const reserved = await reservedNames.current()

@@ -66,6 +66,8 @@ export function eventFeedRoutes(
 
     app.post<{ Params: { stream_id: string } }>(
       '/api/events/streams/:stream_id/poll',
+      // A resource server polls without end: its request lines at info would bury everything else.
+      { config: { requestLines: 'debug' } },
       async (request, reply) => {
         const authenticate = () =>
           authenticateResourceServer(request.headers.authorization, services.resourceServers)

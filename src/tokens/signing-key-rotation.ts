@@ -46,7 +46,7 @@ export function createSigningKeyRotation(deps: SigningKeyRotationDeps) {
      */
     async rotate(from?: RequestFacts): Promise<SigningKeyInfo> {
       const fresh = maker.newStoredKey()
-      await inSigningKeyLock(
+      const retiredKid = await inSigningKeyLock(
         db,
         async (trx) => {
           await retirePendingSigningKeys(trx, fresh.createdAt)
@@ -59,9 +59,12 @@ export function createSigningKeyRotation(deps: SigningKeyRotationDeps) {
             details: { alg: fresh.alg, retired_kid: retired ?? null },
             from,
           })
+          return retired ?? null
         },
         { wait: true },
       )
+      // The log says it too (key ids only), beside the audit row: an operator reads the log first.
+      logger.info({ kid: fresh.kid, alg: fresh.alg, retired_kid: retiredKid }, 'signing key rotated')
       // The rotation has committed: a failed reload must not report it failed (the poll reads it again).
       await keySet.reload().catch((err: unknown) => logger.warn({ err }, 'signing keys not reloaded'))
       return publicInfo(fresh)

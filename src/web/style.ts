@@ -26,11 +26,16 @@ main { max-width: 30rem; margin: 2.5rem auto; padding: 0 1rem; }
   box-shadow: 0 1px 3px rgb(0 0 0 / 0.06); overflow-wrap: anywhere; }
 h1 { font-size: 1.375rem; line-height: 1.3; margin: 0 0 1rem; }
 h2 { font-size: 1rem; margin: 1.5rem 0 0.5rem; }
+.card > :first-child { margin-top: 0; }
+a { color: var(--primary); }
+a:hover { color: var(--primary-hover); }
 p { margin: 0 0 1rem; }
 .muted { color: var(--muted); }
 .small { font-size: 0.875rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.875em; }
 label { display: block; font-weight: 600; margin: 0 0 0.25rem; }
+input[type=checkbox] { width: 1.125rem; height: 1.125rem; margin: 0; vertical-align: -0.1875rem; }
+input[type=checkbox] + label { display: inline; margin: 0 0 0 0.5rem; }
 input[type=email], input[type=password], input[type=text] { width: 100%; min-height: 2.75rem;
   padding: 0.625rem 0.75rem; font: inherit; color: var(--text); background: var(--bg);
   border: 1px solid var(--border); border-radius: 0.5rem; margin: 0 0 1rem; }
@@ -55,6 +60,8 @@ button.small { min-height: 2.25rem; padding: 0.375rem 0.875rem; font-size: 0.875
   font-size: 1.5rem; font-weight: 800; line-height: 1; }
 .app-name { font-weight: 800; }
 h1 .app-name { display: block; font-size: 1.5rem; }
+h1 .app-title { display: block; font-size: 1.5rem; font-weight: 800; }
+h1 .app-title .app-name { display: inline; }
 .consent h1 { font-size: 1.125rem; font-weight: 600; }
 ul.scopes { list-style: none; padding: 0; margin: 0 0 1.25rem; border: 1px solid var(--border); border-radius: 0.5rem; }
 ul.scopes li { position: relative; padding: 0.75rem 1rem 0.75rem 2.5rem; }
@@ -91,12 +98,14 @@ main:has(> .account) { max-width: 40rem; }
 li.connected-app form { margin: 0 0 1rem; }
 ul.passkeys { list-style: none; padding: 0; margin: 0 0 1rem; }
 li.passkey { border-top: 1px solid var(--border); padding: 1rem 0 0; margin: 1rem 0 0; }
-li.passkey h3 { font-size: 1.0625rem; margin: 0 0 0.5rem; }
+li.passkey { display: grid; grid-template-columns: 1fr auto auto; gap: 0 0.5rem; align-items: end; }
+li.passkey > h2, li.passkey > dl, li.passkey label { grid-column: 1 / -1; }
+li.passkey > form { display: contents; }
+li.passkey h2 { font-size: 1.0625rem; margin: 0 0 0.5rem; }
+li.passkey input[type=text] { margin: 0; }
 li.passkey dl { display: grid; grid-template-columns: auto 1fr; gap: 0.25rem 1rem; margin: 0 0 1rem; }
 li.passkey dt { font-weight: 600; }
 li.passkey dd { margin: 0; }
-.inline-form { display: flex; gap: 0.5rem; flex-wrap: wrap; align-items: flex-end; margin: 0 0 0.75rem; }
-.inline-form input[type=text] { flex: 1 1 12rem; margin: 0; width: auto; }
 .passkey-choice { border-top: 1px solid var(--border); margin-top: 1.5rem; padding-top: 1rem; }
 .passkey-choice button { width: 100%; }
 .client-host { font-weight: 600; overflow-wrap: anywhere; }
@@ -122,5 +131,7 @@ h1 .client-host { display: block; font-size: 1rem; color: var(--muted); }
 ul.account-history { padding-left: 1.25rem; margin: 0; }
 ul.account-history li + li { margin-top: 0.5rem; }
 @media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; }
-  .account-nav a { padding: 0.5rem 0.5rem; } }
+  .account-nav a { padding: 0.5rem 0.5rem; }
+  li.passkey { grid-template-columns: auto auto 1fr; }
+  li.passkey input[type=text] { grid-column: 1 / -1; margin: 0 0 0.5rem; } }
 `

@@ -155,7 +155,13 @@ describe('a remembered consent for a native redirect URI (RFC 8252 §8.6)', () =
       // The same browser again: a signed-in user whose grant covers the request.
       const again = await first.browser.get(authorizeUrl({ ...s.params, redirect_uri: redirectUri }))
       expect(again.statusCode).toBe(200)
-      expect(again.body).toContain('Continue to <span class="app-name">Link App</span>?')
+      expect(again.body).toContain(
+        'Continue to <span class="app-title"><span class="app-name">Link App</span>?</span>',
+      )
+      // Its words are those of its buttons (Continue / Cancel), not of the consent page's Allow.
+      expect(again.body).toContain('If you continue, it will be able to:')
+      expect(again.body).toContain('Continuing sends you back to')
+      expect(again.body).not.toContain('Allowing')
       expect(again.body).toContain('>Continue</button>')
       expect(again.body).toContain('>Cancel</button>')
       expect(again.body).not.toContain('wants to use your account')

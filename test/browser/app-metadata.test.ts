@@ -90,7 +90,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('application metadata on the consent and con
           order.push(await page.evaluate<string>('(document.activeElement.textContent || "").trim()'))
         }
         expect(order.slice(0, 4)).toEqual([
-          'Website of Link Printer (opens in a new tab)',
+          'Website of Link Printer: printer.example (opens in a new tab)',
           'Privacy policy of Link Printer (opens in a new tab)',
           'Terms of service of Link Printer (opens in a new tab)',
           'Allow',

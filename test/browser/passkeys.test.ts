@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http'
-import type { BrowserContext, CDPSession, Page } from 'playwright-core'
+import type { CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { PASSKEY_NOT_ON_ACCOUNT } from '../../src/web/pages/sign-in.page.js'
 import { adminHeaders } from '../helpers/app.js'
@@ -19,6 +19,8 @@ import {
   startWorld,
   STEP_TIMEOUT,
   waitForCallback,
+  PLATFORM_AUTHENTICATOR,
+  virtualAuthenticator,
 } from '../helpers/playwright.js'
 
 /**
@@ -31,25 +33,6 @@ import {
  * desktop widths. The server's issuer is
  * http://localhost:PORT: WebAuthn needs a secure context on a domain name.
  */
-
-/** A platform authenticator that holds passkeys and verifies the user, answering without a person. */
-const PLATFORM_AUTHENTICATOR = {
-  options: {
-    protocol: 'ctap2',
-    transport: 'internal',
-    hasResidentKey: true,
-    hasUserVerification: true,
-    isUserVerified: true,
-    automaticPresenceSimulation: true,
-  },
-} as const
-
-async function virtualAuthenticator(context: BrowserContext, page: Page) {
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', PLATFORM_AUTHENTICATOR)
-  return { cdp, authenticatorId }
-}
 
 const credentialsOf = async (cdp: CDPSession, authenticatorId: string) =>
   (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import {
   type Browser,
   type BrowserContext,
+  type CDPSession,
   type BrowserContextOptions,
   chromium,
   type Page,
@@ -252,4 +253,27 @@ export async function expectStableLayout(page: Page): Promise<void> {
     }), 300)
   })`)
   expect(found).toEqual({ shift: 0, fonts: 0, unsizedImages: 0, foreign: [] })
+}
+
+/** A platform authenticator that holds passkeys and verifies the user, answering without a person. */
+export const PLATFORM_AUTHENTICATOR = {
+  options: {
+    protocol: 'ctap2',
+    transport: 'internal',
+    hasResidentKey: true,
+    hasUserVerification: true,
+    isUserVerified: true,
+    automaticPresenceSimulation: true,
+  },
+} as const
+
+/** A virtual authenticator (DevTools protocol) for `page`. */
+export async function virtualAuthenticator(
+  context: BrowserContext,
+  page: Page,
+): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', PLATFORM_AUTHENTICATOR)
+  return { cdp, authenticatorId }
 }

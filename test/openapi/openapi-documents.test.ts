@@ -19,6 +19,7 @@ useOpenApiApp()
 /** Pages and forms for a browser: not JSON, so not in the OpenAPI documents. */
 const HTML_ROUTES = new Set([
   'GET /static/style.css',
+  'GET /favicon.ico',
   'GET /login',
   'POST /login',
   'POST /logout',

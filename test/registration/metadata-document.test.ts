@@ -72,7 +72,8 @@ describe('a metadata-document client', () => {
     expect(page.statusCode).toBe(200)
     const host = new URL(id).host
     expect(page.body).toContain(
-      `<h1 id="title"><span class="app-name">Agent Smith</span> <span class="client-host">(${host})</span> wants to use your account</h1>`,
+      // The host stays on the name's line: "(host:port)" never starts the heading's second line.
+      `<h1 id="title"><span class="app-title"><span class="app-name">Agent Smith</span> <span class="client-host">(${host})</span></span> wants to use your account</h1>`,
     )
     expect(page.body).toContain('Not registered with this service.')
     expect(page.body).toContain(`<strong class="client-host">${host}</strong> vouches for it`)

@@ -5,6 +5,7 @@ import {
   EXAMPLE_REDIRECT_URI,
   FIRST_RUN_MESSAGE,
   firstRunHint,
+  firstRunRecord,
   logFirstRunHint,
   runningFrom,
 } from '../../src/first-run-hint.js'
@@ -48,6 +49,17 @@ describe('the first-run hint', () => {
     expect(lines.some((l) => l.includes('npm run cli -- users create'))).toBe(true)
     expect(firstRunHint(config, 'checkout')).toContain('.data/admin-token')
     expect(firstRunHint({ ...config, adminToken: 'x'.repeat(32) }, 'checkout')).not.toContain('admin-token')
+  })
+
+  it("names LINKAUTH_URL for the demo when the server is not at the demo's default (another PORT)", () => {
+    expect(firstRunHint({ ...config, issuer: 'http://localhost:3000' }, 'checkout')).toContain(
+      '  watch the whole flow:     npm run demo   (in another terminal)',
+    )
+    const elsewhere = { ...config, issuer: 'http://localhost:4000' }
+    expect(firstRunHint(elsewhere, 'checkout')).toContain(
+      '  watch the whole flow:     LINKAUTH_URL=http://localhost:4000 npm run demo   (in another terminal)',
+    )
+    expect(firstRunRecord(elsewhere, 'checkout').demo).toBe('LINKAUTH_URL=http://localhost:4000 npm run demo')
   })
 
   it('suggests only the linkauth command where there is no checkout (an install, the Docker image)', () => {

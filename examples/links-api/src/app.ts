@@ -10,6 +10,7 @@ import {
   type ImportServiceDeps,
   type ImportSettings,
 } from './imports/import.service.js'
+import { MCP_OFF } from './config.js'
 import { linksOpenApiDocument, openApiRoute } from './openapi.js'
 import { linkInputSchemas } from './links/link-input.js'
 import { linkRoutes } from './links/link.routes.js'
@@ -86,6 +87,14 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
         sessions: mcpSessions(deps.mcp.sessionSecret),
         allowedOrigins: [new URL(deps.config.publicUrl).origin, ...(deps.mcp.allowedOrigins ?? [])],
       }),
+    )
+  // Off: an agent (or a person) told where /mcp is gets JSON saying why, not a short link's 404 page.
+  else
+    app.all('/mcp', async (_request, reply) =>
+      reply
+        .code(404)
+        .header('cache-control', 'no-store')
+        .send({ error: 'not_found', error_description: MCP_OFF }),
     )
   const imports = createImportService({
     db: deps.db,

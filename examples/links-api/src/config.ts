@@ -66,6 +66,13 @@ export class LinksConfigError extends Error {
 const HOW_TO_GET_CREDENTIALS =
   'register the links API with the authorization server with its resource identifier and scopes (npm run cli -- resource-servers create --name "Links API" --resource http://localhost:3002/api --scope links:read --scope links:write) and set LINKS_RESOURCE_SERVER_ID and LINKS_RESOURCE_SERVER_SECRET to its id and secret'
 
+/** How the operator registers the MCP endpoint with linkauth (said at start and by /mcp when it is off). */
+export const MCP_REGISTRATION =
+  'register it: npm run cli -- resource-servers create --name "Links for AI agents" --resource $LINKS_PUBLIC_URL/mcp --scope links:read --scope links:write'
+
+/** What /mcp answers while it is off. */
+export const MCP_OFF = `The MCP endpoint is off on this server: set LINKS_MCP_RESOURCE_SERVER_ID and LINKS_MCP_RESOURCE_SERVER_SECRET and restart (${MCP_REGISTRATION}; npm run links-api:demo does it all).`
+
 /** Reads the environment once; a bad value throws LinksConfigError naming the variable (never a secret's value). */
 export function loadLinksConfig(env: Record<string, string | undefined>): Readonly<LinksConfig> {
   // Silently ignoring it would leave the API refusing every token of the audience it was set to.
@@ -83,7 +90,7 @@ export function loadLinksConfig(env: Record<string, string | undefined>): Readon
   const mcpSecret = e.LINKS_MCP_RESOURCE_SERVER_SECRET
   if ((mcpId === undefined) !== (mcpSecret === undefined))
     throw new LinksConfigError(
-      `${mcpId === undefined ? 'LINKS_MCP_RESOURCE_SERVER_ID' : 'LINKS_MCP_RESOURCE_SERVER_SECRET'} is not set: set both to serve /mcp (register it: npm run cli -- resource-servers create --name "Links for AI agents" --resource $LINKS_PUBLIC_URL/mcp --scope links:read --scope links:write), or neither`,
+      `${mcpId === undefined ? 'LINKS_MCP_RESOURCE_SERVER_ID' : 'LINKS_MCP_RESOURCE_SERVER_SECRET'} is not set: set both to serve /mcp (${MCP_REGISTRATION}), or neither`,
     )
   return Object.freeze({
     ...base,

@@ -244,6 +244,18 @@ describe('links over HTTP', () => {
       expect(res.text).toContain('This short link does not exist')
     }
   })
+
+  it('/mcp while the MCP endpoint is off is a JSON 404 saying how to turn it on', async () => {
+    for (const method of ['GET', 'POST'] as const) {
+      const res = await api(method, '/mcp', undefined)
+      expect(res.status, method).toBe(404)
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+      const body = JSON.parse(res.text) as { error: string; error_description: string }
+      expect(body.error).toBe('not_found')
+      expect(body.error_description).toContain('The MCP endpoint is off on this server')
+      expect(body.error_description).toContain('LINKS_MCP_RESOURCE_SERVER_ID')
+    }
+  })
 })
 
 describe('bad input answers 400 (or 404/409/413/415) with a clear error, never a 500', () => {

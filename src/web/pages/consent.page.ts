@@ -58,17 +58,17 @@ export function consentPage(options: {
       <span class="monogram" aria-hidden="true">${monogram(clientName)}</span>
       ${
         confirmOnly
-          ? html`<h1 id="title">Continue to ${appTitle(options.app)}?</h1>
+          ? html`<h1 id="title">Continue to <span class="app-title">${appTitle(options.app)}?</span></h1>
               <p class="confirm-notice">
                 You allowed this application before. It receives the answer on a device, where another
                 program could pretend to be it: continue only if you just started this from
                 ${clientName}.
               </p>`
-          : html`<h1 id="title">${appTitle(options.app)} wants to use your account</h1>`
+          : html`<h1 id="title"><span class="app-title">${appTitle(options.app)}</span> wants to use your account</h1>`
       }
       ${standingNotice(options.app, { onDevice: options.onDevice === true })}
       ${appAbout(clientName, options.about)}
-      <h2 id="scopes-title">If you allow it, it will be able to:</h2>
+      <h2 id="scopes-title">${confirmOnly ? 'If you continue, it will be able to:' : 'If you allow it, it will be able to:'}</h2>
       <ul class="scopes" aria-labelledby="scopes-title">
         ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
       </ul>
@@ -87,7 +87,7 @@ export function consentPage(options: {
           : ''
       }
       <p class="muted small">
-        ${clientName} will not see your password. Allowing sends you back to
+        ${clientName} will not see your password. ${confirmOnly ? 'Continuing' : 'Allowing'} sends you back to
         <strong>${destination(options.redirectUri)}</strong>. You can disconnect the application at any
         time in your account.
       </p>

@@ -21,7 +21,7 @@ const scriptAlert = html`<p class="alert" role="alert" data-passkey-alert hidden
 function passkeyEntry(p: Passkey, csrfToken: string) {
   const path = `/account/passkeys/${encodeURIComponent(p.id)}`
   return html`<li class="passkey">
-    <h3>${p.name}</h3>
+    <h2>${p.name}</h2>
     <dl>
       <dt>Added</dt>
       <dd>${when(p.createdAt)}</dd>
@@ -30,12 +30,10 @@ function passkeyEntry(p: Passkey, csrfToken: string) {
       <dt>Kept</dt>
       <dd>${p.backedUp ? 'synced to your other devices' : 'on one device'}</dd>
     </dl>
-    <form method="post" action="${path}/rename" class="inline-form">
+    <form method="post" action="${path}/rename">
       <input type="hidden" name="csrf_token" value="${csrfToken}" />
-      <div>
-        <label for="name-${p.id}">New name for ${p.name}</label>
-        <input id="name-${p.id}" name="name" type="text" required maxlength="64" value="${p.name}" />
-      </div>
+      <label for="name-${p.id}">New name for ${p.name}</label>
+      <input id="name-${p.id}" name="name" type="text" required maxlength="64" value="${p.name}" />
       <button type="submit" class="small">Rename</button>
     </form>
     <form method="post" action="${path}/remove">
