@@ -1,6 +1,8 @@
+import { accessTokenHash } from '@linkauth/resource/dpop'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { hiddenField } from '../../../test/helpers/browser.js'
-import { appToken, initialize, linksBase, mcpUrl, post, useMcpServices } from './mcp-services.js'
+import { dpopKey, dpopProof } from '../../../test/helpers/dpop.js'
+import { appToken, initialize, issuer, linksBase, mcpUrl, post, useMcpServices } from './mcp-services.js'
 
 /**
  * /mcp for clients of MCP 2026-07-28 (stateless: no initialize, no session; every request carries its
@@ -212,5 +214,32 @@ describe('MCP 2026-07-28 on /mcp', () => {
     }
     expect(refusedAfterMs).toBeLessThan(1000)
     expect(refused?.res.headers.get('www-authenticate')).toContain('error="invalid_token"')
+  })
+
+  it('a DPoP-bound token works with a proof on each stateless call, and not as a Bearer token', async () => {
+    const key = await dpopKey()
+    const body = await appToken(mcpUrl.href, await dpopProof(key, { issuer, now: new Date() }))
+    expect(body.token_type).toBe('DPoP')
+    const bound = body.access_token
+    const proof = async () =>
+      dpopProof(key, {
+        issuer,
+        now: new Date(),
+        claims: { htm: 'POST', htu: mcpUrl.href, ath: accessTokenHash(bound) },
+      })
+    const create = request('tools/call', {
+      name: 'create_link',
+      arguments: { target_url: 'https://shop.example/dpop26' },
+    })
+    const created = await send(create, { authorization: `DPoP ${bound}`, dpop: await proof() })
+    expect(created.res.status).toBe(200)
+    expect(created.json).toMatchObject({
+      result: { structuredContent: { target_url: 'https://shop.example/dpop26' } },
+    })
+    const noProof = await send(create, { authorization: `DPoP ${bound}` })
+    expect(noProof.res.status).toBe(401)
+    const asBearer = await send(request('tools/list'), { authorization: `Bearer ${bound}` })
+    expect(asBearer.res.status).toBe(401)
+    expect(asBearer.json).toMatchObject({ error: 'invalid_token' })
   })
 })
