@@ -113,7 +113,7 @@ describe('a self-registered app on the sign-in and consent pages', () => {
 
     const { page } = await authorizeAndSignIn(t, email, params(reg.client_id))
     expect(page.body).toContain(
-      '<h1 id="title"><span class="app-name">Link Helper</span> <span class="client-host">(phish.example)</span> wants to use your account</h1>',
+      '<h1 id="title"><span class="app-title"><span class="app-name">Link Helper</span> <span class="client-host">(phish.example)</span></span> wants to use your account</h1>',
     )
     expect(page.body).toMatch(/class="standing standing-unverified"/)
   })
@@ -134,7 +134,7 @@ describe('a self-registered app on the sign-in and consent pages', () => {
     })
     const { page } = await authorizeAndSignIn(t, email, params(reg.client_id))
     expect(page.body).toContain(
-      '<h1 id="title"><span class="app-name">Trusted Later</span> wants to use your account</h1>',
+      '<h1 id="title"><span class="app-title"><span class="app-name">Trusted Later</span></span> wants to use your account</h1>',
     )
     expect(page.body).toMatch(/class="standing standing-verified"/)
     // Its name is now the operator's: nobody else may register it.
@@ -187,7 +187,7 @@ describe('a metadata document that borrows a name', () => {
     expect(page.statusCode).toBe(200)
     const host = new URL(id).host
     expect(page.body).toContain(
-      `<h1 id="title"><span class="app-name">${host}</span> <span class="client-host">(${host})</span> wants to use your account</h1>`,
+      `<h1 id="title"><span class="app-title"><span class="app-name">${host}</span> <span class="client-host">(${host})</span></span> wants to use your account</h1>`,
     )
     expect(page.body).not.toContain('<span class="app-name">Acceptance App</span>')
     expect(page.body).toMatch(/class="standing standing-vouched"/)
