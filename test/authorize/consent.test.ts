@@ -58,7 +58,7 @@ describe('the consent page', () => {
     const { next } = await consentPage()
     expect(next.headers['content-type']).toMatch(/^text\/html/)
     expect(next.headers['cache-control']).toBe('no-store')
-    expect(next.body).toMatch(/<h1[^>]*><span class="app-name">Link App<\/span>/)
+    expect(next.body).toMatch(/<h1[^>]*><span class="app-title"><span class="app-name">Link App<\/span>/)
     expect(next.body.match(/<h1/g)).toHaveLength(1)
     expect(next.body).toContain('Read your short links, tags and statistics')
     expect(next.body).toContain('Create, modify and delete your short links')
