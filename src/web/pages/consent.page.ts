@@ -15,7 +15,7 @@ function destination(redirectUri: string): string {
 }
 
 /** The first letter of the application's name, as a plain mark beside it (no images to load). */
-function monogram(name: string): string {
+export function monogram(name: string): string {
   return [...name.trim()][0]?.toUpperCase() ?? '?'
 }
 
