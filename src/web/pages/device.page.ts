@@ -20,11 +20,11 @@ export function userCodePage(options: {
     html`<section class="card device" aria-labelledby="title">
       <h1 id="title">Connect a device</h1>
       <p>Enter the code shown on the device or in the terminal you are signing in from.</p>
-      ${options.problem ? html`<p class="error" role="alert" id="code-problem">${options.problem}</p>` : ''}
+      ${options.problem ? html`<p class="alert" role="alert" id="code-problem">${options.problem}</p>` : ''}
       <form method="post" action="/device">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         <label for="user_code">Code</label>
-        <input id="user_code" name="user_code" value="${options.userCode ?? ''}" required
+        <input type="text" class="user-code" id="user_code" name="user_code" value="${options.userCode ?? ''}" required
           autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" inputmode="text"
           placeholder="XXXX-XXXX" maxlength="32" ${options.problem ? html`aria-describedby="code-problem"` : ''} />
         <div class="actions"><button type="submit" class="primary">Continue</button></div>
@@ -75,7 +75,7 @@ export function deviceConsentPage(options: {
       <ul class="scopes" aria-labelledby="scopes-title">
         ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
       </ul>
-      ${options.problem ? html`<p class="error" role="alert">${options.problem}</p>` : ''}
+      ${options.problem ? html`<p class="alert" role="alert">${options.problem}</p>` : ''}
       <form method="post" action="/device/confirm">
         <input type="hidden" name="request" value="${options.requestId}" />
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
