@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js'
 import { OAuthError } from '../errors.js'
 import type { Clock } from '../lib/clock.js'
 import { isSubset } from '../lib/scopes.js'
+import { consentEvent } from './code-issuance.js'
 import { findLiveGrant, lockEnabledClient, upsertGrant } from './grant.repository.js'
 
 /** What the person allowed on the consent page of a device authorization request (RFC 8628). */
@@ -47,23 +48,7 @@ export async function approveDeviceConsent(
       const grant = await upsertGrant(trx, consent, now)
       await trx.updateTable('grants').set({ device_authorized_at: now }).where('id', '=', grant.id).execute()
       if (!(await markApproved(trx, grant.id))) throw new AnsweredAlready()
-      const widened =
-        before !== undefined &&
-        (grant.scopes.length > before.scopes.length || grant.resources.length > before.resources.length)
-      await deps.audit.record(trx, {
-        type: widened ? 'consent.widened' : 'consent.granted',
-        actor: { kind: 'user', id: consent.userId },
-        target: { kind: 'grant', id: grant.id },
-        userId: consent.userId,
-        clientId: consent.clientId,
-        details: {
-          scopes: grant.scopes,
-          device: true,
-          ...(grant.resources.length > 0 ? { resources: grant.resources } : {}),
-          ...(before ? { previous_scopes: before.scopes } : {}),
-        },
-        from: consent.from,
-      })
+      await deps.audit.record(trx, consentEvent(before, grant, consent, client.standing, { device: true }))
       return true
     })
     .catch((err: unknown) => {

@@ -53,32 +53,19 @@ export async function insertDeviceAuthorization(
     .execute()
 }
 
-/** The unexpired, unanswered request whose user code hashes to `userCodeHash` (one index lookup). */
-export async function findOpenByUserCode(
+/**
+ * The unexpired, unanswered request with this id, or whose user code hashes to this (one index
+ * lookup either way: both columns are unique).
+ */
+export async function findOpenDeviceAuthorization(
   db: Kysely<Database>,
-  userCodeHash: string,
+  by: { id: string } | { userCodeHash: string },
   now: Date,
 ): Promise<DeviceAuthorization | undefined> {
   const row = await db
     .selectFrom('device_authorizations')
     .selectAll()
-    .where('user_code_hash', '=', userCodeHash)
-    .where('status', '=', 'pending')
-    .where('expires_at', '>', now)
-    .executeTakeFirst()
-  return row && toDeviceAuthorization(row)
-}
-
-/** The unexpired, unanswered request with this id. */
-export async function findOpenById(
-  db: Kysely<Database>,
-  id: string,
-  now: Date,
-): Promise<DeviceAuthorization | undefined> {
-  const row = await db
-    .selectFrom('device_authorizations')
-    .selectAll()
-    .where('id', '=', id)
+    .$call((q) => ('id' in by ? q.where('id', '=', by.id) : q.where('user_code_hash', '=', by.userCodeHash)))
     .where('status', '=', 'pending')
     .where('expires_at', '>', now)
     .executeTakeFirst()

@@ -31,8 +31,7 @@ import {
   answerDeviceAuthorization,
   type DeviceAuthorization,
   type DevicePollOutcome,
-  findOpenById,
-  findOpenByUserCode,
+  findOpenDeviceAuthorization,
   insertDeviceAuthorization,
   pollDeviceAuthorization,
 } from './device-authorization.repository.js'
@@ -184,7 +183,10 @@ export function createDeviceAuthorizationService(deps: {
       const seen = await deps.store.peek(byAddress)
       if (seen.count >= USER_CODE_MISSES) throw new RateLimitedError('device_user_code', seen.resetInMs)
       const code = normalizeUserCode(typed)
-      const found = code === undefined ? undefined : await findOpenByUserCode(db, sha256(code), clock.now())
+      const found =
+        code === undefined
+          ? undefined
+          : await findOpenDeviceAuthorization(db, { userCodeHash: sha256(code) }, clock.now())
       if (!found) {
         await deps.store.increment(byAddress, USER_CODE_WINDOW_MS)
         return undefined
@@ -196,7 +198,7 @@ export function createDeviceAuthorizationService(deps: {
 
     /** The open request with this id (the consent page's). */
     findOpen(id: unknown): Promise<DeviceAuthorization | undefined> {
-      return isUuid(id) ? findOpenById(db, id, clock.now()) : Promise.resolve(undefined)
+      return isUuid(id) ? findOpenDeviceAuthorization(db, { id }, clock.now()) : Promise.resolve(undefined)
     },
 
     /** The person allowed it: grant created or widened and the request approved, together. False: answered or expired. */

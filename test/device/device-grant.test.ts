@@ -182,5 +182,17 @@ describe('the /device page and the consent', () => {
     const apps = await browser.get('/account/apps')
     expect(apps.body).toContain('Links CLI')
     expect(apps.body).toContain('another device')
+    // The consent is in the audit trail as any other, marked as a device's.
+    const audit = await t.database.db
+      .selectFrom('audit_events')
+      .select(['event_type', 'details'])
+      .where('client_id', '=', d.client.id)
+      .execute()
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        event_type: 'consent.granted',
+        details: expect.objectContaining({ device: true }),
+      }),
+    )
   })
 })

@@ -1,10 +1,9 @@
 import type { AppDisplay, ClientMetadata } from '../../clients/client.service.js'
-import { describeScope } from '../../lib/scopes.js'
 import { html } from '../html.js'
 import { page } from '../layout.js'
 import { appAbout } from './app-about.js'
 import { appTitle, standingNotice } from './app-standing.js'
-import { monogram } from './consent.page.js'
+import { monogram, scopeList } from './consent.page.js'
 
 /**
  * /device (RFC 8628 §3.3): where a person types the code their device shows. `userCode` prefills it
@@ -60,7 +59,9 @@ export function deviceConsentPage(options: {
       <h1 id="title">
         ${appTitle(options.app)}${
           // The host even for a verified app: the person checks it against the device they hold.
-          options.app.standing === 'verified' ? html` <span class="client-host">(${options.app.host})</span>` : ''
+          options.app.standing === 'verified'
+            ? html` <span class="client-host">(${options.app.host})</span>`
+            : ''
         }
         wants to use your account on another device
       </h1>
@@ -71,10 +72,7 @@ export function deviceConsentPage(options: {
       </p>
       ${standingNotice(options.app)}
       ${appAbout(clientName, options.about)}
-      <h2 id="scopes-title">If you allow it, it will be able to:</h2>
-      <ul class="scopes" aria-labelledby="scopes-title">
-        ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
-      </ul>
+      ${scopeList(options.scopes)}
       ${options.problem ? html`<p class="alert" role="alert">${options.problem}</p>` : ''}
       <form method="post" action="/device/confirm">
         <input type="hidden" name="request" value="${options.requestId}" />
