@@ -1,8 +1,12 @@
 import type { Kysely } from 'kysely'
 import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
 import type { AuditRecorder, RequestFacts } from '../audit/audit.service.js'
-import { ClientRefused, type Client, type ClientService } from '../clients/client.service.js'
-import { defaultScopesOf } from '../clients/client.repository.js'
+import {
+  ClientRefused,
+  type Client,
+  type ClientService,
+  requestableScopes,
+} from '../clients/client.service.js'
 import { DEVICE_CODE_GRANT_TYPE } from '../clients/grant-types.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/database.js'
@@ -63,6 +67,7 @@ export type DeviceAuthorizationConfig = Pick<
   | 'refreshTokenTtl'
   | 'refreshTokenAbsoluteTtl'
   | 'requireResource'
+  | 'clientMetadataScopes'
 >
 
 /** How each poll that issues nothing is answered (RFC 8628 §3.5, RFC 6749 §5.2). */
@@ -111,12 +116,17 @@ export function createDeviceAuthorizationService(deps: {
     return client
   }
 
+  /** As at /oauth/authorize: within what the client may ask for now (scope-policy.ts), else its defaults. */
   function requestedScopes(scope: string | undefined, client: Client): string[] {
-    if (scope === undefined) return defaultScopesOf(client)
+    const requestable = requestableScopes(config, client)
+    if (scope === undefined) {
+      if (!requestable.defaults) throw invalidScope('scope is required.')
+      return requestable.defaults
+    }
     const scopes = parseScopeParameter(scope)
     if (!scopes) throw invalidScope('scope must be scope names separated by single spaces.')
     if (!scopes.every(isKnownScope)) throw invalidScope('scope names an unknown scope.')
-    if (!isSubset(scopes, client.scopes))
+    if (!isSubset(scopes, requestable.allowed))
       throw invalidScope('This application may not ask for some of these scopes.')
     return normalizeScopes(scopes)
   }

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { Browser, hiddenField } from '../helpers/browser.js'
 import { createTestClock, type TestClock } from '../helpers/clock.js'
-import { answerOnDevicePage, poll, seedDevice, startDevice } from './device-helpers.js'
+import {
+  answerOnDevicePage,
+  DEVICE_CODE_GRANT_TYPE,
+  poll,
+  seedDevice,
+  startDevice,
+} from './device-helpers.js'
 
 /**
  * The device grant's rules (RFC 8628) on a fixed clock: each token-endpoint error, the interval and
@@ -172,6 +178,9 @@ describe('the /device page and the consent', () => {
     )
     expect(second.consent.body).toContain('will run on another device')
     expect(second.consent.body).toContain('name="started_here"')
+    // The app's standing box and host, as on the consent page; the host even for a verified app.
+    expect(second.consent.body).toContain('data-standing="verified"')
+    expect(second.consent.body).toContain('<span class="client-host">(app.example)</span>')
   })
 
   it('lists the app on the connected-apps page as running on another device', async () => {
@@ -182,6 +191,7 @@ describe('the /device page and the consent', () => {
     const apps = await browser.get('/account/apps')
     expect(apps.body).toContain('Links CLI')
     expect(apps.body).toContain('another device')
+    expect(apps.body).toMatch(/another device[^]*<strong class="client-host">app\.example<\/strong>/)
     // The consent is in the audit trail as any other, marked as a device's.
     const audit = await t.database.db
       .selectFrom('audit_events')
@@ -194,5 +204,40 @@ describe('the /device page and the consent', () => {
         details: expect.objectContaining({ device: true }),
       }),
     )
+  })
+})
+
+describe('a self-registered device client', () => {
+  let narrow: TestApp
+  beforeAll(async () => {
+    narrow = await buildTestApp({ env: { ...GENEROUS_LIMITS, CLIENT_METADATA_SCOPES: 'links:read' } })
+  })
+  afterAll(async () => narrow.close())
+
+  it('gets no scope beyond CLIENT_METADATA_SCOPES, as at /oauth/authorize', async () => {
+    const registered = await narrow.app.inject({
+      method: 'POST',
+      url: '/api/oauth/register',
+      payload: {
+        client_name: 'Agent',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        grant_types: ['refresh_token', DEVICE_CODE_GRANT_TYPE],
+        token_endpoint_auth_method: 'none',
+      },
+    })
+    expect(registered.statusCode).toBe(201)
+    const clientId = registered.json<{ client_id: string }>().client_id
+    const wide = await startDevice(narrow, { client_id: clientId, scope: 'links:read links:write' })
+    expect(errorOf(wide)).toBe('invalid_scope')
+    const defaulted = await startDevice(narrow, { client_id: clientId })
+    expect(defaulted.statusCode).toBe(200)
+    const consent = await answerOnDevicePage(
+      narrow,
+      defaulted.json<{ user_code: string }>().user_code,
+      (await seedDevice(narrow)).email,
+      'deny',
+    )
+    expect(consent.consent.body).toContain('data-standing="unverified"')
+    expect(consent.consent.body).not.toContain('links:write')
   })
 })

@@ -51,6 +51,8 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
       client_id_metadata_document_supported: true,
       registration_endpoint: `${base}/api/oauth/register`,
+      pushed_authorization_request_endpoint: `${base}/api/oauth/par`,
+      require_pushed_authorization_requests: false,
     })
   })
 })
