@@ -2,6 +2,8 @@ import { type Kysely, sql } from 'kysely'
 import type { Database, DeviceAuthorizationStatus, Row } from '../db/database.js'
 import { prepareStatement } from '../db/prepared-statement.js'
 import { DEVICE_CODE_GRANT_TYPE } from '../clients/grant-types.js'
+import { type Standing, standingOf } from '../clients/standing.js'
+import type { ClientKind, StandingOverride } from '../db/database.js'
 import { servingResourcesOf } from '../grants/serving-resources.js'
 
 /** A device authorization request (RFC 8628 §3.1) as the /device page and the consent see it. */
@@ -130,6 +132,8 @@ export interface DevicePollRow {
     scopes: string[]
     resources: string[]
     servingResources: string[] | undefined
+    /** The app's standing now (clients/standing.ts), carried by its access tokens. */
+    clientStanding: Standing
   }
 }
 
@@ -154,11 +158,13 @@ const pollStatement = prepareStatement(
       resources: string[]
       issued_family_id: string | null
       serving_resources: string[] | null
+      client_kind: ClientKind | null
+      standing_override: StandingOverride | null
     }>`
     with d as (
       select d.id, d.client_id, d.status, d.last_polled_at, d.interval_seconds, d.expires_at, d.user_id,
              d.grant_id, d.scopes, d.resources, d.family_id, c.id as active_client_id, c.scopes as client_scopes,
-             c.require_dpop, c.grant_types
+             c.require_dpop, c.grant_types, c.kind as client_kind, c.standing_override
         from device_authorizations as d
         left join clients as c on c.id = d.client_id and c.disabled_at is null
        where d.device_code_hash = ${v.deviceCodeHash}
@@ -205,7 +211,7 @@ const pollStatement = prepareStatement(
       returning family_id
     )
     select o.outcome, coalesce((select interval_seconds from polled), o.interval_seconds) as interval_seconds,
-           o.user_id, o.grant_id, o.client_id, o.scopes, o.resources,
+           o.user_id, o.grant_id, o.client_id, o.scopes, o.resources, o.client_kind, o.standing_override,
            (select family_id from first_token) as issued_family_id,
            case when o.outcome = 'issue' and cardinality(o.resources) = 0
                 then ${servingResourcesOf(sql`o.scopes`)}
@@ -234,6 +240,7 @@ export async function pollDeviceAuthorization(
       scopes: row.scopes,
       resources: row.resources,
       servingResources: row.serving_resources ?? undefined,
+      clientStanding: standingOf({ kind: row.client_kind!, standingOverride: row.standing_override }),
     },
   }
 }

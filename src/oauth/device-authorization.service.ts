@@ -68,6 +68,7 @@ export type DeviceAuthorizationConfig = Pick<
   | 'refreshTokenAbsoluteTtl'
   | 'requireResource'
   | 'clientMetadataScopes'
+  | 'dynamicRegistrationScopes'
 >
 
 /** How each poll that issues nothing is answered (RFC 8628 §3.5, RFC 6749 §5.2). */

@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
 import { Browser, hiddenField } from '../helpers/browser.js'
@@ -187,7 +188,10 @@ describe('the /device page and the consent', () => {
     const d = await started()
     const { browser } = await answerOnDevicePage(t, d.user_code, d.email, 'allow')
     clock.advance(5)
-    expect((await poll(t, d.client.id, d.device_code)).statusCode).toBe(200)
+    const issued = await poll(t, d.client.id, d.device_code)
+    expect(issued.statusCode).toBe(200)
+    // Its access token carries the app's standing, as the code grant's do (issue 37).
+    expect(decodeJwt(issued.json<{ access_token: string }>().access_token).client_standing).toBe('verified')
     const apps = await browser.get('/account/apps')
     expect(apps.body).toContain('Links CLI')
     expect(apps.body).toContain('another device')
@@ -210,11 +214,11 @@ describe('the /device page and the consent', () => {
 describe('a self-registered device client', () => {
   let narrow: TestApp
   beforeAll(async () => {
-    narrow = await buildTestApp({ env: { ...GENEROUS_LIMITS, CLIENT_METADATA_SCOPES: 'links:read' } })
+    narrow = await buildTestApp({ env: { ...GENEROUS_LIMITS, DYNAMIC_REGISTRATION_SCOPES: 'links:read' } })
   })
   afterAll(async () => narrow.close())
 
-  it('gets no scope beyond CLIENT_METADATA_SCOPES, as at /oauth/authorize', async () => {
+  it('gets no scope beyond DYNAMIC_REGISTRATION_SCOPES, as at /oauth/authorize', async () => {
     const registered = await narrow.app.inject({
       method: 'POST',
       url: '/api/oauth/register',
