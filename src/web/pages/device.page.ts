@@ -57,12 +57,12 @@ export function deviceConsentPage(options: {
     html`<section class="card consent device-consent" aria-labelledby="title">
       <span class="monogram" aria-hidden="true">${monogram(clientName)}</span>
       <h1 id="title">
-        ${appTitle(options.app)}${
+        <span class="app-title">${appTitle(options.app)}${
           // The host even for a verified app: the person checks it against the device they hold.
           options.app.standing === 'verified'
             ? html` <span class="client-host">(${options.app.host})</span>`
             : ''
-        }
+        }</span>
         wants to use your account on another device
       </h1>
       <p class="unverified another-device" role="note">
