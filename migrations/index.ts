@@ -14,6 +14,7 @@ import * as m0013 from './0013_refresh_successor.js'
 import * as m0014 from './0014_client_registration.js'
 import * as m0015 from './0015_passkeys.js'
 import * as m0017 from './0017_client_standing.js'
+import * as m0018 from './0018_device_authorization.js'
 import * as m0019 from './0019_pushed_authorization_requests.js'
 import * as m0020 from './0020_client_default_scopes.js'
 
@@ -34,6 +35,7 @@ export const migrations: Record<string, Migration> = {
   '0014_client_registration': m0014,
   '0015_passkeys': m0015,
   '0017_client_standing': m0017,
+  '0018_device_authorization': m0018,
   '0019_pushed_authorization_requests': m0019,
   '0020_client_default_scopes': m0020,
 }

@@ -19,6 +19,8 @@ import { parRoutes } from './oauth/par.routes.js'
 import { publicOpenApiDocument } from './openapi/document.js'
 import { openApiRoutes } from './openapi/openapi.routes.js'
 import { tokenRoutes } from './oauth/token.routes.js'
+import { deviceAuthorizationRoutes } from './oauth/device-authorization.routes.js'
+import { devicePageRoutes } from './oauth/device-page.routes.js'
 import { rateLimits } from './rate-limit/rate-limits.js'
 import { identifyResourceServer } from './resource-servers/resource-server-auth.js'
 import { parseParameters } from './input/parameters.js'
@@ -75,6 +77,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
       staticRoutes,
       signInRoutes(services, options.config),
       authorizeRoutes(services, options.config),
+      devicePageRoutes(services, options.config),
       accountApps.pages,
       passwordRoutes(services, options.config),
       passkeySignIn.pages,
@@ -89,6 +92,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
       [
         tokenRoutes(services, options.config),
         parRoutes(services, options.config),
+        deviceAuthorizationRoutes(services, options.config),
         revokeRoutes(services, options.config),
         introspectRoutes(services),
         eventFeedRoutes(services, options.config),

@@ -30,6 +30,12 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   /** RFC 7591 §3.2.2: another field of a registration request is not acceptable. */
   | 'invalid_client_metadata'
+  /** RFC 8628 §3.5: the device's user has not answered yet; poll again after the interval. */
+  | 'authorization_pending'
+  /** RFC 8628 §3.5: polled too soon; the interval is now 5 seconds longer. */
+  | 'slow_down'
+  /** RFC 8628 §3.5: the device code expired; start again. */
+  | 'expired_token'
 
 const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
@@ -52,6 +58,9 @@ const DEFAULT_STATUS: Record<OAuthErrorCode, number> = {
   invalid_stream: 404,
   invalid_dpop_proof: 400,
   use_dpop_nonce: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  expired_token: 400,
 }
 
 export class OAuthError extends Error {

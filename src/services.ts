@@ -23,6 +23,7 @@ import type { MetricsSource } from './metrics/metrics.routes.js'
 import { createAuthorizeService } from './oauth/authorize.service.js'
 import { createDpopService } from './oauth/dpop.service.js'
 import { createParService } from './oauth/par.service.js'
+import { createDeviceAuthorizationService } from './oauth/device-authorization.service.js'
 import { createRateLimitStore } from './rate-limit/rate-limit-store.js'
 import { createSignInThrottle } from './accounts/sign-in-throttle.service.js'
 import { createIntrospectionService } from './oauth/introspection.service.js'
@@ -181,6 +182,15 @@ export function createServices(deps: AppDeps) {
     }),
     dpop: createDpopService({ ...deps, redis: rateLimitStore.redis }),
     par: createParService(db, clock, config),
+    deviceAuthorizations: createDeviceAuthorizationService({
+      db,
+      clock,
+      config,
+      audit: audit.recorder,
+      clients,
+      resourceServers,
+      store: rateLimitStore.store,
+    }),
   }
 }
 

@@ -34,6 +34,9 @@ export const accountAppsSchema = z.object({
           'It holds a live token now. False: it is signed out, and may sign in again without asking until the user removes it (removing forgets the consent).',
       }),
       state: z.enum(['connected', 'signed_out']).meta({ description: 'connected, as a word.' }),
+      on_another_device: z.boolean().meta({
+        description: 'Allowed with a device code (RFC 8628): the application runs on another device.',
+      }),
     }),
   ),
   csrf_token: z.string().meta({

@@ -37,6 +37,7 @@ function appJson(app: ConnectedApp) {
     host: app.display.host,
     connected: app.connected,
     state: app.connected ? 'connected' : 'signed_out',
+    on_another_device: app.onAnotherDevice,
   }
 }
 

@@ -27,6 +27,8 @@ export interface ConnectedApp {
   authorizedAt: Date
   /** When it last exchanged a code or refreshed a token; null when never. */
   lastUsedAt: Date | null
+  /** Allowed with a device code (RFC 8628): it runs on another device, not in the browser. */
+  onAnotherDevice: boolean
 }
 
 /** One line of the user's own history on the account page: what happened to their access, when. */
@@ -76,6 +78,7 @@ export function createConnectedAppsService(
         })),
         authorizedAt: g.createdAt,
         lastUsedAt: g.lastUsedAt,
+        onAnotherDevice: g.onAnotherDevice,
       }))
     },
 

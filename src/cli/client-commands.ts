@@ -10,6 +10,7 @@ interface ClientJson {
   disabled_at: string | null
   require_dpop?: boolean
   require_pushed_authorization_requests?: boolean
+  grant_types?: string[]
   homepage_url?: string | null
   privacy_policy_url?: string | null
   terms_url?: string | null
@@ -40,6 +41,7 @@ const showClient = (c: ClientJson) =>
     `created_at:    ${c.created_at}`,
     ...(c.require_dpop ? ['require_dpop:  true'] : []),
     ...(c.require_pushed_authorization_requests ? ['require_par:   true'] : []),
+    ...(c.grant_types ? [`grant_types:   ${c.grant_types.join(' ')}`] : []),
     ...(c.disabled_at ? [`disabled_at:   ${c.disabled_at}`] : []),
   ].join('\n')
 
@@ -66,7 +68,7 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients create',
     usage:
-      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--require-dpop] [--require-par]',
+      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--grant-type TYPE ...] [--require-dpop] [--require-par]',
     summary: 'register an application; prints its client_id',
     options: {
       name: { type: 'string', required: true, description: 'the name users see on the consent page' },
@@ -78,6 +80,12 @@ export const CLIENT_COMMANDS: Command[] = [
       },
       scope: { type: 'string', multiple: true, description: 'an allowed scope (default: all four)' },
       'default-scope': DEFAULT_SCOPE_OPTION,
+      'grant-type': {
+        type: 'string',
+        multiple: true,
+        description:
+          'an allowed grant type (default: authorization_code refresh_token; add urn:ietf:params:oauth:grant-type:device_code for the device grant)',
+      },
       'require-dpop': {
         type: 'boolean',
         description: 'refuse token requests without a DPoP proof (RFC 9449): every token bound to a key',
@@ -93,6 +101,7 @@ export const CLIENT_COMMANDS: Command[] = [
         redirect_uris: v['redirect-uri'],
         ...(v.scope ? { scopes: v.scope } : {}),
         ...(v['default-scope'] ? { default_scopes: v['default-scope'] } : {}),
+        ...(v['grant-type'] ? { grant_types: v['grant-type'] } : {}),
         ...(v['require-dpop'] ? { require_dpop: true } : {}),
         ...(v['require-par'] ? { require_pushed_authorization_requests: true } : {}),
       }),
@@ -140,7 +149,7 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients update',
     usage:
-      'clients update CLIENT_ID [--name NAME] [--redirect-uri URI ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--description TEXT] [--homepage-url URL] [--privacy-policy-url URL] [--terms-url URL] [--clear FIELD ...]',
+      'clients update CLIENT_ID [--name NAME] [--redirect-uri URI ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--grant-type TYPE ...] [--description TEXT] [--homepage-url URL] [--privacy-policy-url URL] [--terms-url URL] [--clear FIELD ...]',
     summary: 'change an application (only what is given); removing a scope revokes what was granted with it',
     options: {
       name: { type: 'string', description: 'the name users see on the consent page' },
@@ -155,6 +164,12 @@ export const CLIENT_COMMANDS: Command[] = [
         description: 'the full new list of scopes; tokens holding a scope left out stop working at once',
       },
       'default-scope': DEFAULT_SCOPE_OPTION,
+      'grant-type': {
+        type: 'string',
+        multiple: true,
+        description:
+          'the full new list of grant types (urn:ietf:params:oauth:grant-type:device_code: the device grant)',
+      },
       description: { type: 'string', description: 'plain text users see on the consent page (≤ 300)' },
       'homepage-url': { type: 'string', description: 'https link to the application' },
       'privacy-policy-url': { type: 'string', description: 'https link to its privacy policy' },
@@ -173,6 +188,7 @@ export const CLIENT_COMMANDS: Command[] = [
       if (v['redirect-uri'] !== undefined) body.redirect_uris = v['redirect-uri']
       if (v.scope !== undefined) body.scopes = v.scope
       if (v['default-scope'] !== undefined) body.default_scopes = v['default-scope']
+      if (v['grant-type'] !== undefined) body.grant_types = v['grant-type']
       for (const [option, field] of Object.entries(METADATA_OPTIONS))
         if (v[option] !== undefined) body[field] = v[option]
       for (const option of (v.clear as string[] | undefined) ?? []) {

@@ -1,3 +1,4 @@
+import { normalizeGrantTypes } from './grant-types.js'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Database } from '../db/database.js'
@@ -77,6 +78,7 @@ export async function createClient(
       defaultScopes,
       requireDpop: input.require_dpop ?? false,
       requirePar: input.require_pushed_authorization_requests ?? false,
+      grantTypes: input.grant_types && normalizeGrantTypes(input.grant_types),
       metadata: metadataOf(input),
     })
     await deps.audit.record(trx, {
@@ -132,6 +134,7 @@ export async function updateClient(
       redirectUris: patch.redirect_uris,
       scopes: patch.scopes ? scopes : undefined,
       defaultScopes: patch.default_scopes !== undefined ? defaultScopes : undefined,
+      grantTypes: patch.grant_types && normalizeGrantTypes(patch.grant_types),
       metadata: metadataOf(patch),
       requirePar: patch.require_pushed_authorization_requests,
     })

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ALL_SCOPES, isKnownScope } from '../lib/scopes.js'
 import { displayMetadataFields } from './display-metadata.js'
+import { CLIENT_GRANT_TYPES } from './grant-types.js'
 import { redirectUriProblem } from './redirect-uri.js'
 
 /** The fields of a client the operator sends to register or change it (POST and PATCH /admin/clients). */
@@ -27,6 +28,14 @@ const clientFields = {
   scopes: knownScopes.optional(),
   /** RFC 6749 §3.3: what a request without `scope` gets, among `scopes`; left out: all of them. */
   default_scopes: knownScopes.optional(),
+  /** RFC 7591 §2: the grant types it may use; the device grant (RFC 8628) only where named. */
+  grant_types: z
+    .array(
+      z.enum(CLIENT_GRANT_TYPES, { error: `one of ${CLIENT_GRANT_TYPES.join(', ')}` }),
+      'a list of grant types',
+    )
+    .min(1, 'at least one grant type')
+    .optional(),
 }
 
 export const newClientSchema = z.object({
@@ -52,6 +61,7 @@ export const clientUpdateSchema = z
     scopes: clientFields.scopes,
     /** null: back to all of its scopes. */
     default_scopes: knownScopes.nullable().optional(),
+    grant_types: clientFields.grant_types,
     ...displayMetadataFields,
     require_pushed_authorization_requests: z.boolean('true or false').optional(),
   })

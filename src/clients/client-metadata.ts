@@ -1,13 +1,19 @@
 import { ALL_SCOPES, isKnownScope } from '../lib/scopes.js'
 import { nameTextProblem } from './client-names.js'
 import { displayUrlProblem } from './display-metadata.js'
+import {
+  CLIENT_GRANT_TYPES,
+  DEFAULT_GRANT_TYPES,
+  isClientGrantType,
+  normalizeGrantTypes,
+} from './grant-types.js'
 import { redirectUriProblem } from './redirect-uri.js'
 
 /**
  * Client metadata that an application states about itself (RFC 7591 §2), from a Client ID Metadata
  * Document or a dynamic registration request: the same rules for both, and the rules the operator's
  * registrations follow for redirect URIs. Public clients only: no secret, no authentication method
- * but `none`, no grant but the code and refresh grants.
+ * but `none`, no grant but the code, refresh and device (RFC 8628) grants.
  */
 
 export interface StatedClientMetadata {
@@ -20,6 +26,8 @@ export interface StatedClientMetadata {
   termsUrl: string | null
   /** RFC 9126 §6 require_pushed_authorization_requests: its authorization requests must be pushed. */
   requirePar: boolean
+  /** RFC 7591 §2 grant_types, sorted; the code and refresh grants when it did not say. */
+  grantTypes: string[]
 }
 
 /** What is wrong with stated metadata; `field` says whether the redirect URIs are the trouble (RFC 7591 §3.2.2). */
@@ -36,7 +44,6 @@ export class ClientMetadataProblem extends Error {
 const NAME_MAX = 100
 const URL_MAX = 2048
 const MAX_REDIRECT_URIS = 10
-const GRANT_TYPES = new Set(['authorization_code', 'refresh_token'])
 
 function optionalDisplayUrl(body: Record<string, unknown>, field: string): string | null {
   const value = body[field]
@@ -58,8 +65,12 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
     throw new ClientMetadataProblem('token_endpoint_auth_method must be "none" (public clients only)')
   const grantTypes = fields.grant_types
   if (grantTypes !== undefined) {
-    if (!Array.isArray(grantTypes) || grantTypes.some((g) => typeof g !== 'string' || !GRANT_TYPES.has(g)))
-      throw new ClientMetadataProblem('grant_types may hold only authorization_code and refresh_token')
+    if (
+      !Array.isArray(grantTypes) ||
+      grantTypes.length === 0 ||
+      grantTypes.some((g) => typeof g !== 'string' || !isClientGrantType(g))
+    )
+      throw new ClientMetadataProblem(`grant_types may hold only ${CLIENT_GRANT_TYPES.join(', ')}`)
   }
   const responseTypes = fields.response_types
   if (responseTypes !== undefined) {
@@ -123,5 +134,6 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
     privacyPolicyUrl: optionalDisplayUrl(fields, 'policy_uri'),
     termsUrl: optionalDisplayUrl(fields, 'tos_uri'),
     requirePar: requirePar === true,
+    grantTypes: Array.isArray(grantTypes) ? normalizeGrantTypes(grantTypes as string[]) : DEFAULT_GRANT_TYPES,
   }
 }

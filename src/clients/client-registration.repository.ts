@@ -14,6 +14,7 @@ export interface DocumentClientFields {
   scopes: string[]
   /** What it states as its `scope`, within the operator's policy; null: all of `scopes`. */
   defaultScopes: string[] | null
+  grantTypes: string[]
   metadata: ClientMetadata
   /** RFC 9126 §6: the document's require_pushed_authorization_requests. */
   requirePar: boolean
@@ -43,6 +44,7 @@ export async function upsertDocumentClient(
     redirect_uris: fields.redirectUris,
     scopes: fields.scopes,
     default_scopes: fields.defaultScopes,
+    grant_types: fields.grantTypes,
     document_fetched_at: fields.fetchedAt,
     document_expires_at: fields.expiresAt,
     require_par: fields.requirePar,

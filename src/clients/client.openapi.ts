@@ -35,6 +35,10 @@ export const clientSchema = z.object({
     description:
       'RFC 9126 §6: authorization requests must be pushed (POST /api/oauth/par); a plain one is answered invalid_request at the redirect URI.',
   }),
+  grant_types: z.array(z.string()).meta({
+    description:
+      'RFC 7591 §2: the grant types the client may use; urn:ietf:params:oauth:grant-type:device_code (RFC 8628) only where named.',
+  }),
   kind: z.enum(['registered', 'metadata_document', 'dynamic']).meta({
     description:
       'Who brought the client: the operator, a Client ID Metadata Document (its client_id is the document URL), or a dynamic registration (RFC 7591).',

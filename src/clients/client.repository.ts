@@ -28,6 +28,8 @@ export interface Client {
   standingOverride: StandingOverride | null
   /** Who stands behind it (standing.ts): verified, vouched for by its host, or unverified. */
   standing: Standing
+  /** The grant types it may use (RFC 7591 §2 grant_types); the device grant only where named. */
+  grantTypes: string[]
 }
 
 /** What an authorization request without `scope` gets (RFC 6749 §3.3): its defaults, else all its scopes. */
@@ -63,6 +65,7 @@ export function toClient(row: Row<'clients'>): Client {
     documentExpiresAt: row.document_expires_at,
     standingOverride: row.standing_override,
     standing: standingOf({ kind: row.kind, standingOverride: row.standing_override }),
+    grantTypes: row.grant_types,
   }
 }
 
@@ -86,6 +89,7 @@ export async function insertClient(
     defaultScopes?: string[] | null
     requireDpop?: boolean
     requirePar?: boolean
+    grantTypes?: string[]
     metadata?: Partial<ClientMetadata>
     kind?: ClientKind
     registrationTokenHash?: string
@@ -103,6 +107,7 @@ export async function insertClient(
       default_scopes: client.defaultScopes ?? null,
       require_dpop: client.requireDpop ?? false,
       require_par: client.requirePar ?? false,
+      ...(client.grantTypes ? { grant_types: client.grantTypes } : {}),
       ...metadataColumns(client.metadata ?? {}),
       ...(client.kind ? { kind: client.kind } : {}),
       ...(client.registrationTokenHash ? { registration_token_hash: client.registrationTokenHash } : {}),
@@ -129,6 +134,7 @@ export async function updateClient(
     scopes?: string[]
     /** null: all of its scopes. */
     defaultScopes?: string[] | null
+    grantTypes?: string[]
     metadata?: Partial<ClientMetadata>
     requirePar?: boolean | undefined
   },
@@ -141,6 +147,7 @@ export async function updateClient(
       ...(fields.scopes !== undefined ? { scopes: fields.scopes } : {}),
       ...(fields.defaultScopes !== undefined ? { default_scopes: fields.defaultScopes } : {}),
       ...(fields.requirePar !== undefined ? { require_par: fields.requirePar } : {}),
+      ...(fields.grantTypes !== undefined ? { grant_types: fields.grantTypes } : {}),
       ...metadataColumns(fields.metadata ?? {}),
     })
     .where('id', '=', id)

@@ -26,6 +26,7 @@ export function clientJson(client: Client) {
     disabled_at: client.disabledAt?.toISOString() ?? null,
     require_dpop: client.requireDpop,
     require_pushed_authorization_requests: client.requirePar,
+    grant_types: client.grantTypes,
     kind: client.kind,
     standing: client.standing,
     standing_override: client.standingOverride,

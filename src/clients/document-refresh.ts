@@ -112,6 +112,7 @@ export async function refreshDocument(
       redirectUris: stated.redirectUris,
       scopes,
       defaultScopes,
+      grantTypes: stated.grantTypes,
       metadata: {
         homepageUrl: stated.homepageUrl,
         privacyPolicyUrl: stated.privacyPolicyUrl,

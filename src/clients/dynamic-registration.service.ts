@@ -66,7 +66,7 @@ export function registrationJson(client: Client, issuer: string, registrationTok
     // What it registered: its default (docs/design.md §4); it may ask for more within the policy.
     scope: defaultScopesOf(client).join(' '),
     token_endpoint_auth_method: 'none',
-    grant_types: ['authorization_code', 'refresh_token'],
+    grant_types: client.grantTypes,
     response_types: ['code'],
     ...(client.metadata.homepageUrl ? { client_uri: client.metadata.homepageUrl } : {}),
     ...(client.metadata.privacyPolicyUrl ? { policy_uri: client.metadata.privacyPolicyUrl } : {}),
@@ -172,6 +172,7 @@ export function createDynamicRegistrationService(deps: {
           redirectUris: stated.redirectUris,
           scopes: scopes.scopes,
           defaultScopes: scopes.defaultScopes,
+          grantTypes: stated.grantTypes,
           kind: 'dynamic',
           registrationTokenHash: sha256(registrationToken),
           requirePar: stated.requirePar,

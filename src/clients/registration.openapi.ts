@@ -13,7 +13,10 @@ const registrationRequestSchema = z
     logo_uri: z.string().optional(),
     scope: z.string().optional(),
     token_endpoint_auth_method: z.literal('none').optional(),
-    grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
+    grant_types: z
+      .array(z.enum(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']))
+      .optional()
+      .meta({ description: 'The device grant (RFC 8628) only when named here.' }),
     response_types: z.array(z.literal('code')).optional(),
     require_pushed_authorization_requests: z.boolean().optional().meta({
       description:

@@ -45,6 +45,10 @@ export const tokenSchema = z.object({
   SIGNING_KEY_ROTATION: rotationPeriod,
   SIGNING_ALG: z.enum(['ES256', 'EdDSA', 'RS256']).default('ES256'),
   AUTH_CODE_TTL: seconds(60),
+  /** RFC 8628: how long a device code and its user code live; minutes, never hours (phishing). */
+  DEVICE_CODE_TTL: z.coerce.number().int().min(60).max(1800).default(600),
+  /** RFC 8628 §3.2: the seconds a device waits between polls at first (slow_down adds 5). */
+  DEVICE_CODE_INTERVAL: z.coerce.number().int().min(1).max(60).default(5),
   ACCESS_TOKEN_TTL: seconds(600),
   REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
   REFRESH_TOKEN_ABSOLUTE_TTL: seconds(180 * 24 * 3600),

@@ -47,6 +47,8 @@ export interface ClientsTable {
   >
   /** When the operator last set or cleared standing_override. */
   standing_set_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** The grant types it may use (migration 0018, RFC 7591 §2). */
+  grant_types: ColumnType<string[], string[] | undefined, string[]>
 }
 
 export type ClientKind = 'registered' | 'metadata_document' | 'dynamic'
@@ -102,6 +104,8 @@ export interface GrantsTable {
   revoked_at: NullableTimestamp
   /** Resource identifiers (RFC 8707) the user consented to, beside the scopes (migration 0006). */
   resources: ColumnType<string[], string[] | undefined, string[]>
+  /** The last Allow of a device request (RFC 8628, migration 0018): the app runs on another device. */
+  device_authorized_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface AuthorizationCodesTable {
@@ -296,6 +300,30 @@ export interface PushedAuthorizationRequestsTable {
   expires_at: Date
 }
 
+/** Device authorization requests (RFC 8628, migration 0018): both codes kept as SHA-256 only. */
+export interface DeviceAuthorizationsTable {
+  id: string
+  device_code_hash: string
+  user_code_hash: string
+  client_id: string
+  scopes: string[]
+  resources: string[]
+  status: ColumnType<
+    DeviceAuthorizationStatus,
+    DeviceAuthorizationStatus | undefined,
+    DeviceAuthorizationStatus
+  >
+  user_id: ColumnType<string | null, string | null | undefined, string | null>
+  grant_id: ColumnType<string | null, string | null | undefined, string | null>
+  family_id: ColumnType<string | null, string | null | undefined, string | null>
+  interval_seconds: number
+  last_polled_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  created_at: Date
+  expires_at: Date
+}
+
+export type DeviceAuthorizationStatus = 'pending' | 'approved' | 'denied'
+
 export interface Database {
   users: UsersTable
   clients: ClientsTable
@@ -319,6 +347,7 @@ export interface Database {
   pushed_authorization_requests: PushedAuthorizationRequestsTable
   audit_events: AuditEventsTable
   password_reset_tokens: PasswordResetTokensTable
+  device_authorizations: DeviceAuthorizationsTable
 }
 
 export type Row<T extends keyof Database> = Selectable<Database[T]>

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/database.js'
-import type { AuditRecorder, RequestFacts } from '../audit/audit.service.js'
+import type { AuditEvent, AuditRecorder, RequestFacts } from '../audit/audit.service.js'
 import { redirectUriMatches } from '../clients/redirect-uri.js'
+import type { Standing } from '../clients/standing.js'
 import { inGivenOrOwnTransaction } from '../db/transaction.js'
 import { OAuthError } from '../errors.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
@@ -14,7 +15,7 @@ import {
   insertAuthorizationCode,
   insertAuthorizationCodeUnderLiveGrant,
 } from './authorization-code.repository.js'
-import { findLiveGrant, lockEnabledClient, upsertGrant } from './grant.repository.js'
+import { findLiveGrant, type Grant, lockEnabledClient, upsertGrant } from './grant.repository.js'
 
 /** What an authorization code is bound to (RFC 6749 §4.1.2, RFC 7636 §4.4). */
 export interface CodeRequest {
@@ -46,6 +47,37 @@ export interface CodeIssuanceDeps {
   audit: AuditRecorder
   /** The returning user's code statement, shared among concurrent authorizations (batchedWrite). */
   insertForSession: (code: CodeForSession) => Promise<string | undefined>
+}
+
+/**
+ * The audit row of a consent: `consent.granted`, or `consent.widened` when a live grant got more
+ * scopes or resources; `extra` adds details (a device request's `device: true`).
+ */
+export function consentEvent(
+  before: Grant | undefined,
+  grant: Grant,
+  request: { userId: string; clientId: string; from?: RequestFacts | undefined },
+  standing: Standing,
+  extra: Record<string, unknown> = {},
+): AuditEvent {
+  const widened =
+    before !== undefined &&
+    (grant.scopes.length > before.scopes.length || grant.resources.length > before.resources.length)
+  return {
+    type: widened ? 'consent.widened' : 'consent.granted',
+    actor: { kind: 'user', id: request.userId },
+    target: { kind: 'grant', id: grant.id },
+    userId: request.userId,
+    clientId: request.clientId,
+    details: {
+      scopes: grant.scopes,
+      standing,
+      ...extra,
+      ...(grant.resources.length > 0 ? { resources: grant.resources } : {}),
+      ...(before ? { previous_scopes: before.scopes } : {}),
+    },
+    from: request.from,
+  }
 }
 
 /** A fresh code for `request`: the plain code, and the row fields (with its hash) to store. */
@@ -107,23 +139,7 @@ export function approveAndIssueCode(
         )
       const before = await findLiveGrant(t, request.userId, request.clientId)
       const grant = await upsertGrant(t, request, deps.clock.now())
-      const widened =
-        before !== undefined &&
-        (grant.scopes.length > before.scopes.length || grant.resources.length > before.resources.length)
-      await deps.audit.record(t, {
-        type: widened ? 'consent.widened' : 'consent.granted',
-        actor: { kind: 'user', id: request.userId },
-        target: { kind: 'grant', id: grant.id },
-        userId: request.userId,
-        clientId: request.clientId,
-        details: {
-          scopes: grant.scopes,
-          standing: client.standing,
-          ...(grant.resources.length > 0 ? { resources: grant.resources } : {}),
-          ...(before ? { previous_scopes: before.scopes } : {}),
-        },
-        from: request.from,
-      })
+      await deps.audit.record(t, consentEvent(before, grant, request, client.standing))
       const { code, fields } = newCode(deps, request)
       await insertAuthorizationCode(t, { ...fields, userId: request.userId, grantId: grant.id })
       return { code, grantId: grant.id, expiresAt: fields.expiresAt }

@@ -26,6 +26,8 @@ export interface LiveGrantSummary {
    * signed out (revoked its tokens, RFC 7009) or let them lapse; the grant (the consent) stays.
    */
   connected: boolean
+  /** Allowed at least once for a device request (RFC 8628): the app runs on another device. */
+  onAnotherDevice: boolean
 }
 
 /**
@@ -62,6 +64,7 @@ export async function listLiveGrantsOfUser(
         where f.grant_id = g.id and f.revoked_at is null
           and ((t.rotated_at is null and t.expires_at > ${now} and f.expires_at > ${now})
             or t.created_at > ${accessIssuedAfter}))`.as('connected'),
+      'g.device_authorized_at',
     ])
     .where('g.user_id', '=', userId)
     .where('g.revoked_at', 'is', null)
@@ -85,5 +88,6 @@ export async function listLiveGrantsOfUser(
     lastUsedAt: r.last_used_at,
     client: { kind: r.kind, standingOverride: r.standing_override, redirectUris: r.redirect_uris },
     connected: r.connected,
+    onAnotherDevice: r.device_authorized_at !== null,
   }))
 }

@@ -16,6 +16,7 @@ export const HOUSEKEEPING_TABLES = [
   'password_reset_tokens',
   'webauthn_challenges',
   'pushed_authorization_requests',
+  'device_authorizations',
   'audit_events',
 ] as const
 
@@ -213,6 +214,11 @@ export const HOUSEKEEPING_STEPS = [
       'expires_at',
       (c) => sql`expires_at <= ${c.expiredBefore}`,
     ),
+  },
+  {
+    // Device authorization requests (migration 0018): past expires_at no poll or user code is accepted.
+    name: 'device_authorizations',
+    batch: single('device_authorizations', 'id', 'expires_at', (c) => sql`expires_at <= ${c.expiredBefore}`),
   },
   {
     // The one DELETE the append-only audit trail allows: rows past AUDIT_RETENTION. A serving role

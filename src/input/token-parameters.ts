@@ -16,6 +16,7 @@ const KNOWN = new Set([
   'token',
   'token_type_hint',
   'resource',
+  'device_code',
 ])
 
 const nameFor = (name: string) => (KNOWN.has(name) ? name : 'a parameter')

@@ -6,6 +6,9 @@ export const authorizationServerMetadataSchema = z.object({
   issuer: z.string(),
   authorization_endpoint: z.string(),
   token_endpoint: z.string(),
+  device_authorization_endpoint: z
+    .string()
+    .meta({ description: 'RFC 8628 §4: the device authorization endpoint.' }),
   revocation_endpoint: z.string(),
   introspection_endpoint: z.string(),
   jwks_uri: z.string(),

@@ -20,6 +20,8 @@ export function authorizationServerMetadata(
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,
     token_endpoint: `${issuer}/api/oauth/token`,
+    // RFC 8628 §4: where a device (a CLI, an agent on another machine) starts the device grant.
+    device_authorization_endpoint: `${issuer}/api/oauth/device_authorization`,
     revocation_endpoint: `${issuer}/api/oauth/revoke`,
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,

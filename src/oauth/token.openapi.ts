@@ -11,6 +11,7 @@ import {
   type Operations,
   scopeString,
 } from '../openapi/describe.js'
+import { deviceCodeRequestSchema } from './device-authorization.openapi.js'
 
 const codeVerifier = z
   .string()
@@ -54,7 +55,11 @@ export const refreshTokenRequestSchema = z.object({
   resource: resourceField,
 })
 
-export const tokenRequestSchema = z.union([authorizationCodeRequestSchema, refreshTokenRequestSchema])
+export const tokenRequestSchema = z.union([
+  authorizationCodeRequestSchema,
+  refreshTokenRequestSchema,
+  deviceCodeRequestSchema,
+])
 
 /** RFC 6749 §5.1. */
 export const tokenResponseSchema = z.object({
@@ -108,7 +113,9 @@ export const tokenOperations: Operations = {
             'bound to a DPoP key, presented without a proof made with that key), invalid_scope, invalid_target (RFC 8707: a bad, unknown, disabled or unauthorized ' +
             '`resource`, more than one, or none when the authorization named several or none under REQUIRE_RESOURCE), unauthorized_client, ' +
             'unsupported_grant_type, invalid_dpop_proof (RFC 9449: a DPoP proof that fails a check, or none where DPoP is required) or ' +
-            'use_dpop_nonce (RFC 9449 §8: retry with a proof carrying the nonce of the DPoP-Nonce header).',
+            'use_dpop_nonce (RFC 9449 §8: retry with a proof carrying the nonce of the DPoP-Nonce header); ' +
+            'for the device grant (RFC 8628 §3.5) authorization_pending, slow_down (wait 5 s longer from now on), ' +
+            'access_denied, expired_token, and invalid_grant for a device code used before.',
         ),
         '401': oauthError(
           'invalid_client: unknown or disabled client_id, or a secret sent (HTTP Basic password, client_secret).',

@@ -7,10 +7,11 @@ import { noStoreWithDpopNonce } from './client-endpoint-headers.js'
 import { identifyPublicClient } from './client-identification.js'
 import { authorizationCodeGrant } from './grant-types/authorization-code.js'
 import type { GrantType, TokenServices } from './grant-types/grant-type.js'
+import { deviceCodeGrant } from './grant-types/device-code.js'
 import { refreshTokenGrant } from './grant-types/refresh-token.js'
 
 const GRANTS = new Map<string, GrantType>(
-  [authorizationCodeGrant, refreshTokenGrant].map((g) => [g.grantType, g]),
+  [authorizationCodeGrant, refreshTokenGrant, deviceCodeGrant].map((g) => [g.grantType, g]),
 )
 
 export const SUPPORTED_GRANT_TYPES = [...GRANTS.keys()]
@@ -20,7 +21,8 @@ function grantFor(params: TokenParameters): GrantType {
   const grantType = params.grant_type ?? (params.code !== undefined ? 'authorization_code' : undefined)
   if (grantType === undefined) throw invalidRequest('grant_type is required.')
   const grant = GRANTS.get(grantType)
-  if (!grant) throw new OAuthError('unsupported_grant_type', 'Supported: authorization_code, refresh_token.')
+  if (!grant)
+    throw new OAuthError('unsupported_grant_type', `Supported: ${SUPPORTED_GRANT_TYPES.join(', ')}.`)
   return grant
 }
 

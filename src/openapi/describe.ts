@@ -75,6 +75,11 @@ export const oauthErrorSchema = z.object({
     'invalid_token',
     'invalid_redirect_uri',
     'invalid_client_metadata',
+    'invalid_target',
+    'access_denied',
+    'authorization_pending',
+    'slow_down',
+    'expired_token',
   ]),
   error_description: z.string(),
 })

@@ -14,6 +14,7 @@ import { introspectOperations } from '../oauth/introspect.openapi.js'
 import { metadataOperations } from '../oauth/metadata.openapi.js'
 import { parOperations } from '../oauth/par.openapi.js'
 import { revokeOperations } from '../oauth/revoke.openapi.js'
+import { deviceAuthorizationOperations } from '../oauth/device-authorization.openapi.js'
 import { tokenOperations } from '../oauth/token.openapi.js'
 import { resourceServerAdminOperations } from '../resource-servers/resource-server.openapi.js'
 import { jwksOperations } from '../tokens/jwks.openapi.js'
@@ -60,6 +61,7 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
       ...tokenOperations,
       ...parOperations,
       ...revokeOperations,
+      ...deviceAuthorizationOperations,
       ...registrationOperations,
       ...introspectOperations,
       ...eventFeedOperations,

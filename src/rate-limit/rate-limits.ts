@@ -198,6 +198,10 @@ export function rateLimits(
       'POST /oauth/authorize': { onRequest: authorize },
       // A pushed request is the first half of an authorization: it counts as one, per address.
       'POST /api/oauth/par': { onRequest: authorize },
+      // RFC 8628: each device request is a row; the user-code page throttles wrong codes on its own too.
+      'POST /api/oauth/device_authorization': { onRequest: authorize },
+      'POST /device': { onRequest: authorize },
+      'POST /device/confirm': { onRequest: authorize },
       'POST /api/oauth/token': perCaller('token', config.tokenRateLimit),
       'POST /api/oauth/revoke': perCaller('revocation', config.revocationRateLimit),
       'POST /api/oauth/introspect': perResourceServer('introspection', config.introspectionRateLimit),

@@ -128,6 +128,11 @@ h1 .client-host { display: block; font-size: 1rem; color: var(--muted); }
 .standing-tag-unverified { border-color: var(--warn-border); background: var(--warn-bg); color: var(--warn); }
 .app-state { margin: 0 0 0.75rem; }
 .app-state.connected { color: var(--ok); font-weight: 600; }
+input.user-code { font-family: ui-monospace, monospace; font-size: 1.25rem; letter-spacing: 0.15em;
+  text-transform: uppercase; }
+.confirm-own { display: flex; gap: 0.5rem; align-items: flex-start; margin: 1rem 0 0; }
+.confirm-own input { width: 1.25rem; height: 1.25rem; margin: 0.15rem 0 0; flex: none; }
+.confirm-own label { display: inline; margin: 0; }
 ul.account-history { padding-left: 1.25rem; margin: 0; }
 ul.account-history li + li { margin-top: 0.5rem; }
 @media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; }

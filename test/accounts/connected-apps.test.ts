@@ -222,6 +222,7 @@ describe('JSON API', () => {
           host: new URL(party.client.redirectUris[0]!).host,
           connected: false,
           state: 'signed_out',
+          on_another_device: false,
         },
       ],
       csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),

@@ -128,6 +128,20 @@ async function seed(db: Kysely<Database>, at: Date): Promise<void> {
     createdAt: at,
     expiresAt: at,
   })
+  await db
+    .insertInto('device_authorizations')
+    .values({
+      id: randomUUID(),
+      device_code_hash: sha256(randomToken()),
+      user_code_hash: sha256(randomToken()),
+      client_id: client.id,
+      scopes: ['links:read'],
+      resources: [],
+      interval_seconds: 5,
+      created_at: at,
+      expires_at: at,
+    })
+    .execute()
   await insertChallenge(db, {
     challengeHash: sha256(randomToken()),
     purpose: 'sign_in',
@@ -229,6 +243,7 @@ describe('housekeeping statements on PostgreSQL', () => {
         'password_reset_tokens_expires_at_idx',
         'webauthn_challenges_expires_at_idx',
         'pushed_authorization_requests_expires_at_idx',
+        'device_authorizations_expires_at_idx',
         'audit_events_occurred_at_idx',
       ]),
     )
@@ -244,6 +259,9 @@ describe('housekeeping statements on PostgreSQL', () => {
       ['passkeys', 'user_id', 'passkeys_user_idx'],
       ['webauthn_challenges', 'user_id', 'webauthn_challenges_user_id_idx'],
       ['pushed_authorization_requests', 'client_id', 'pushed_authorization_requests_client_id_idx'],
+      ['device_authorizations', 'user_id', 'device_authorizations_user_id_idx'],
+      ['device_authorizations', 'grant_id', 'device_authorizations_grant_id_idx'],
+      ['device_authorizations', 'client_id', 'device_authorizations_client_id_idx'],
     ] as const
     for (const [table, column, index] of references) {
       const nodes = await plan(

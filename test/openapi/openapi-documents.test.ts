@@ -43,6 +43,11 @@ const HTML_ROUTES = new Set([
   'POST /account/passkeys/confirm-passkey',
   'POST /account/passkeys/{id}/rename',
   'POST /account/passkeys/{id}/remove',
+  // The device grant's pages (RFC 8628 §3.3): the user code, then the device consent.
+  'GET /device',
+  'POST /device',
+  'GET /device/confirm',
+  'POST /device/confirm',
 ])
 
 /** Documented, built on other branches; their checks run once they are merged. */

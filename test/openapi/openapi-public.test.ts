@@ -192,6 +192,33 @@ describe('public listener answers match the document', () => {
   })
 })
 
+describe('the device authorization endpoint matches the document', () => {
+  it('answers the codes, and each error status', async () => {
+    const op = 'POST /api/oauth/device_authorization'
+    const url = '/api/oauth/device_authorization'
+    const device = await t.services.clients.createClient({
+      name: 'Device App',
+      redirect_uris: ['https://app.example/cb'],
+      grant_types: ['refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    })
+    const started = await check('public', op, form(url, { client_id: device.id, scope: 'links:read' }), 200)
+    await check('public', op, form(url, { client_id: device.id, scope: 'nope' }), 400)
+    await check('public', op, form(url, { client_id: 'nobody-here-at-all' }), 401)
+    await check('public', op, { url, headers: { 'content-type': 'text/plain' }, payload: 'x' }, 415)
+    // The poll's errors are the token endpoint's (RFC 8628 §3.5).
+    await check(
+      'public',
+      'POST /api/oauth/token',
+      form(TOKEN, {
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: started.json().device_code as string,
+        client_id: device.id,
+      }),
+      400,
+    )
+  })
+})
+
 describe('dynamic registration matches the document', () => {
   it('registers, reads, deletes, refuses', async () => {
     const url = '/api/oauth/register'

@@ -29,13 +29,18 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       issuer: base,
       authorization_endpoint: `${base}/oauth/authorize`,
       token_endpoint: `${base}/api/oauth/token`,
+      device_authorization_endpoint: `${base}/api/oauth/device_authorization`,
       revocation_endpoint: `${base}/api/oauth/revoke`,
       introspection_endpoint: `${base}/api/oauth/introspect`,
       jwks_uri: `${base}/.well-known/jwks.json`,
       scopes_supported: ['links:read', 'links:write', 'ecommerce:write', 'products:sync'],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: [
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+      ],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
@@ -46,6 +51,8 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256'],
       client_id_metadata_document_supported: true,
       registration_endpoint: `${base}/api/oauth/register`,
+      pushed_authorization_request_endpoint: `${base}/api/oauth/par`,
+      require_pushed_authorization_requests: false,
     })
   })
 })

@@ -8,6 +8,7 @@ import type { ResourceTarget, TokenAudiences } from '../resource-targets.js'
 import type { AccessTokenService } from '../../tokens/access-token.js'
 import type { ClientService } from '../../clients/client.service.js'
 import type { DpopService } from '../dpop.service.js'
+import type { DeviceAuthorizationService } from '../device-authorization.service.js'
 import type { Metrics } from '../../metrics/metrics.js'
 import type { RefreshTokenService } from '../../grants/refresh-token.service.js'
 import type { ResourceServerService } from '../../resource-servers/resource-server.service.js'
@@ -22,6 +23,7 @@ export interface TokenServices {
   resourceServers: ResourceServerService
   tokenAudiences: TokenAudiences
   dpop: DpopService
+  deviceAuthorizations: Pick<DeviceAuthorizationService, 'poll'>
 }
 
 /** What the token request proved beyond its parameters. */

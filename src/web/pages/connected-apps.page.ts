@@ -20,6 +20,14 @@ function appEntry(app: ConnectedApp, csrfToken: string) {
     <h2>${appTitle(app.display)}</h2>
     ${standingNotice(app.display, { compact: true })}
     ${appState(app)}
+    ${
+      app.onAnotherDevice
+        ? html`<p class="another-device">
+            Runs on another device: you connected it with a code. Its host:
+            <strong class="client-host">${app.display.host}</strong>.
+          </p>`
+        : ''
+    }
     ${appAbout(app.name, app.about)}
     <p>Can:</p>
     <ul class="scopes">

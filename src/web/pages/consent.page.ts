@@ -15,8 +15,16 @@ function destination(redirectUri: string): string {
 }
 
 /** The first letter of the application's name, as a plain mark beside it (no images to load). */
-function monogram(name: string): string {
+export function monogram(name: string): string {
   return [...name.trim()][0]?.toUpperCase() ?? '?'
+}
+
+/** What the application may do if allowed, each scope in plain words beside its name. */
+export function scopeList(scopes: readonly string[], heading = 'If you allow it, it will be able to:') {
+  return html`<h2 id="scopes-title">${heading}</h2>
+    <ul class="scopes" aria-labelledby="scopes-title">
+      ${scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
+    </ul>`
 }
 
 /** An API the request names (RFC 8707), with the requested scopes it serves. */
@@ -68,10 +76,7 @@ export function consentPage(options: {
       }
       ${standingNotice(options.app, { onDevice: options.onDevice === true })}
       ${appAbout(clientName, options.about)}
-      <h2 id="scopes-title">${confirmOnly ? 'If you continue, it will be able to:' : 'If you allow it, it will be able to:'}</h2>
-      <ul class="scopes" aria-labelledby="scopes-title">
-        ${options.scopes.map((scope) => html`<li>${describeScope(scope)} <code>${scope}</code></li>`)}
-      </ul>
+      ${scopeList(options.scopes, confirmOnly ? 'If you continue, it will be able to:' : undefined)}
       ${
         options.apis?.length
           ? html`<h2 id="apis-title">Only through these services:</h2>
