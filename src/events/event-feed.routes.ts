@@ -5,6 +5,7 @@ import { authenticateResourceServer } from '../resource-servers/resource-server-
 import { parseOrProblem } from '../input/parse-or-problem.js'
 import { createStreamRequestSchema, pollRequestSchema, type EventFeedService } from './event-feed.service.js'
 import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
+import { noStore } from '../web/no-store.js'
 
 /** The feed speaks JSON (RFC 8936 §2.4); no body at all is fine too. */
 function assertJsonBody(request: FastifyRequest): void {
@@ -35,9 +36,7 @@ export function eventFeedRoutes(
       if (body === '') done(null, undefined)
       else json(request, body as string, done)
     })
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-    })
+    noStore(app)
 
     app.post('/api/events/streams', async (request, reply) => {
       const resourceServerId = await authenticateResourceServer(

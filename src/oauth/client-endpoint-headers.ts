@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { setNoStore } from '../web/no-store.js'
 import type { DpopService } from './dpop.service.js'
 
 /**
@@ -8,7 +9,7 @@ import type { DpopService } from './dpop.service.js'
  */
 export function noStoreWithDpopNonce(app: FastifyInstance, dpop: Pick<DpopService, 'nonce'>): void {
   app.addHook('onRequest', async (_request, reply) => {
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
+    setNoStore(reply)
     const nonce = dpop.nonce()
     if (nonce !== undefined) reply.header('dpop-nonce', nonce)
   })

@@ -6,6 +6,7 @@ import type { ClientService } from '../clients/client.service.js'
 import { identifyPublicClient } from './client-identification.js'
 import type { DeviceAuthorizationService } from './device-authorization.service.js'
 import { requireClientId } from './grant-types/grant-type.js'
+import { noStore } from '../web/no-store.js'
 
 /** The services it uses, handed in by the composition root (DESIGN §2). */
 export interface DeviceAuthorizationServices {
@@ -23,9 +24,7 @@ export function deviceAuthorizationRoutes(
   config: Pick<Config, 'issuer'>,
 ) {
   return async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-    })
+    noStore(app)
     const cors = clientEndpointCors(app, {
       path: '/api/oauth/device_authorization',
       issuer: config.issuer,

@@ -3,6 +3,7 @@ import { identifyResourceServer } from '../resource-servers/resource-server-auth
 import { assertTokenMediaType, readTokenParameters, requireParameter } from '../input/token-parameters.js'
 import type { IntrospectionService } from './introspection.service.js'
 import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
+import { noStore } from '../web/no-store.js'
 
 /** The services it uses, handed in by the composition root (DESIGN §2). */
 export interface IntrospectServices {
@@ -17,9 +18,7 @@ export interface IntrospectServices {
  */
 export function introspectRoutes(services: IntrospectServices) {
   return async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-    })
+    noStore(app)
     app.post('/api/oauth/introspect', async (request) => {
       const caller = await identifyResourceServer(request.headers.authorization, services.resourceServers)
       assertTokenMediaType(request.headers['content-type'])

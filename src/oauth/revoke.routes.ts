@@ -7,6 +7,7 @@ import { identifyPublicClient } from './client-identification.js'
 import { requireClientId } from './grant-types/grant-type.js'
 import type { ClientService } from '../clients/client.service.js'
 import type { RevocationService } from './revocation.service.js'
+import { noStore } from '../web/no-store.js'
 
 /** The services it uses, handed in by the composition root (DESIGN §2). */
 export interface RevokeServices {
@@ -24,9 +25,7 @@ export interface RevokeServices {
  */
 export function revokeRoutes(services: RevokeServices, config: Pick<Config, 'issuer'>) {
   return async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (_request, reply) => {
-      reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-    })
+    noStore(app)
     const cors = clientEndpointCors(app, {
       path: '/api/oauth/revoke',
       issuer: config.issuer,

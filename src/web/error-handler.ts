@@ -12,6 +12,7 @@ import type { AllowedMethods } from './allowed-methods.js'
 import { errorStyleOf, trackAddressErrorStyles } from './error-style.js'
 import { errorPage } from './layout.js'
 import { rateLimitedPage } from './pages/rate-limited.page.js'
+import { setNoStore } from './no-store.js'
 
 const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
   401: 'invalid_client',
@@ -33,8 +34,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     reply.header('www-authenticate', 'Basic realm="linkauth"')
   reply.code(status)
   if (style === 'oauth') {
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache')
-    return reply
+    return setNoStore(reply)
       .type('application/json; charset=utf-8')
       .send({ error: oauth.code, error_description: oauth.description })
   }
