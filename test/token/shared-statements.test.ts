@@ -76,6 +76,62 @@ describe('batchedWrite', () => {
     ])
     expect(calls).toEqual([['a', 'b'], ['a'], ['b']])
   })
+
+  it('holds what is asked for while a round is out, and sends it as one batch when the round ends', async () => {
+    const calls: string[][] = []
+    const gates: (() => void)[] = []
+    const write = batchedWrite({
+      many: async (xs: string[]) => {
+        calls.push([...xs])
+        await new Promise<void>((open) => gates.push(open))
+        return xs.map((x) => `done:${x}`)
+      },
+      key: (x) => x,
+    })
+    const first = write('a')
+    await new Promise((r) => setImmediate(r))
+    expect(calls).toEqual([['a']])
+    // Asked for in three later turns of the loop, while 'a' is still out: none of them leaves yet.
+    const later: Promise<string>[] = []
+    for (const x of ['d', 'b', 'c']) {
+      later.push(write(x))
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(calls).toEqual([['a']])
+    gates.shift()!()
+    expect(await first).toBe('done:a')
+    for (let turn = 0; turn < 3 && calls.length < 2; turn++) await new Promise((r) => setImmediate(r))
+    expect(calls).toEqual([['a'], ['b', 'c', 'd']])
+    gates.shift()!()
+    expect(await Promise.all(later)).toEqual(['done:d', 'done:b', 'done:c'])
+  })
+
+  it('lets maxInFlight rounds out at once', async () => {
+    const calls: string[][] = []
+    const gates: (() => void)[] = []
+    const write = batchedWrite({
+      many: async (xs: string[]) => {
+        calls.push([...xs])
+        await new Promise<void>((open) => gates.push(open))
+        return xs
+      },
+      key: (x) => x,
+      maxInFlight: 2,
+    })
+    const all = [write('a')]
+    await new Promise((r) => setImmediate(r))
+    all.push(write('b'))
+    await new Promise((r) => setImmediate(r))
+    all.push(write('c'))
+    await new Promise((r) => setImmediate(r))
+    expect(calls).toEqual([['a'], ['b']])
+    while (gates.length > 0 || calls.length < 3) {
+      gates.shift()?.()
+      await new Promise((r) => setImmediate(r))
+    }
+    expect(await Promise.all(all)).toEqual(['a', 'b', 'c'])
+    expect(calls).toEqual([['a'], ['b'], ['c']])
+  })
 })
 
 describe(`token requests in one statement (${testEngine()})`, () => {
