@@ -5,7 +5,7 @@ import { invalidGrant, invalidTarget, OAuthError, unknownClient } from '../error
 import { dpopRequired } from './dpop-binding.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
 import { s256Challenge } from '../lib/pkce.js'
-import { newSecret, newUuid } from '../lib/identifiers.js'
+import { newSecret, newTimeOrderedUuid } from '../lib/identifiers.js'
 import { sha256 } from '../lib/secrets.js'
 import {
   type CodeRedemptionRow,
@@ -92,7 +92,7 @@ export async function redeemAuthorizationCode(
     familyExpiresAt: addSeconds(now, lifetimes.refreshTokenAbsoluteTtl),
     tokenExpiresAt: addSeconds(now, lifetimes.refreshTokenTtl),
   }
-  const attempt = () => redeemRow({ ...values, familyId: newUuid() })
+  const attempt = () => redeemRow({ ...values, familyId: newTimeOrderedUuid() })
   let outcome: CodeRedemptionRow
   try {
     outcome = await retryOnConcurrencyConflict(attempt)

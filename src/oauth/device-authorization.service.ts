@@ -23,7 +23,7 @@ import { approveDeviceConsent } from '../grants/device-consent.js'
 import type { IssuedRefreshToken } from '../grants/refresh-rotation.js'
 import { dpopRequired } from '../grants/dpop-binding.js'
 import { addSeconds, type Clock } from '../lib/clock.js'
-import { isUuid, newSecret, newUuid } from '../lib/identifiers.js'
+import { isUuid, newSecret, newTimeOrderedUuid, newUuid } from '../lib/identifiers.js'
 import { isKnownScope, isSubset, normalizeScopes, parseScopeParameter } from '../lib/scopes.js'
 import { sha256 } from '../lib/secrets.js'
 import { newUserCode, normalizeUserCode } from '../lib/user-code.js'
@@ -252,7 +252,7 @@ export function createDeviceAuthorizationService(deps: {
         deviceCodeHash: sha256(input.deviceCode),
         clientId: input.clientId,
         dpopJkt: input.dpopJkt ?? null,
-        familyId: newUuid(),
+        familyId: newTimeOrderedUuid(),
         tokenHash: sha256(refreshToken),
         now,
         familyExpiresAt: addSeconds(now, config.refreshTokenAbsoluteTtl),

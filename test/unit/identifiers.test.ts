@@ -9,6 +9,7 @@ import {
   newResourceServerId,
   newSecret,
   newShortId,
+  newTimeOrderedUuid,
   newUuid,
 } from '../../src/lib/identifiers.js'
 
@@ -18,6 +19,7 @@ describe('identifiers: each one the service makes is recognised, and nothing els
     ['a client id', newClientId, isClientId],
     ['a short id', newShortId, isShortId],
     ['a uuid', newUuid, isUuid],
+    ['a time-ordered uuid', () => newTimeOrderedUuid(), isUuid],
   ] as const)('%s', (_name, make, recognise) => {
     const made = Array.from({ length: 50 }, make)
     expect(made.every((id) => recognise(id))).toBe(true)
@@ -42,5 +44,16 @@ describe('identifiers: each one the service makes is recognised, and nothing els
   it('finds a NUL anywhere', () => {
     expect(hasNul('abc')).toBe(false)
     expect(hasNul('a\u0000c')).toBe(true)
+  })
+
+  it('makes family ids as UUIDv7: version 7, RFC 9562 variant, ordered by their millisecond', () => {
+    const at = Date.UTC(2026, 10, 27, 15, 0, 0, 123)
+    const id = newTimeOrderedUuid(at)
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(parseInt(id.replace(/-/g, '').slice(0, 12), 16)).toBe(at)
+    const later = Array.from({ length: 50 }, (_, i) => newTimeOrderedUuid(at + 1 + i))
+    expect([...later].sort()).toEqual(later)
+    expect(later.every((next) => next > id)).toBe(true)
+    expect(new Set(Array.from({ length: 1000 }, () => newTimeOrderedUuid(at))).size).toBe(1000)
   })
 })
