@@ -10,6 +10,7 @@ import {
 } from '../errors.js'
 import type { AllowedMethods } from './allowed-methods.js'
 import { errorStyleOf, trackAddressErrorStyles } from './error-style.js'
+import { withBrand } from './brand.js'
 import { errorPage } from './layout.js'
 import { rateLimitedPage } from './pages/rate-limited.page.js'
 import { setNoStore } from './no-store.js'
@@ -22,9 +23,14 @@ const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
 
 /**
  * Turns any thrown error into the answer its route group promises (answerErrorsAs; for a request no
- * route took, the group owning its address); never a stack trace, never a 500 for bad input.
+ * route took, the group owning its address); never a stack trace, never a 500 for bad input. A page
+ * shows the listener's brand: the error may come before the handler that would have set it.
  */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return withBrand(request.server.brand, () => answerError(error, request, reply))
+}
+
+function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const style = errorStyleOf(request)
   const { status, oauth, problem } = classify(error)
   if (status >= 500) request.log.error({ err: error }, logMessage(error, status))

@@ -1,27 +1,31 @@
+import { brandFooter, brandHeader, brandIcon, currentBrand } from './brand.js'
 import { html, type SafeHtml } from './html.js'
 
-export const SERVICE_NAME = 'linkauth'
+/** The software's own name: the default brand, and a name no app may borrow (reserved-names.ts). */
+export { SERVICE_NAME } from './brand.js'
 
 /**
  * The page shell: one stylesheet of ours, no inline script or style; `script` adds our one script
- * (passkeys), deferred, for pages whose CSP allows it (allowOwnScript).
+ * (passkeys), deferred, for pages whose CSP allows it (allowOwnScript). The name, logo and footer
+ * links are the operator's brand (brand.ts).
  */
 export function page(title: string, body: SafeHtml, options: { script?: boolean } = {}): string {
+  const brand = currentBrand()
   return html`<!doctype html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
-        <title>${title} · ${SERVICE_NAME}</title>
-        <link rel="stylesheet" href="/static/style.css" />
+        <title>${title} · ${brand.name}</title>
+        <link rel="stylesheet" href="/static/style.css" />${brandIcon(brand)}
         ${options.script ? html`<script src="/static/passkeys.js" defer></script>` : ''}
       </head>
       <body>
         <header class="site">
-          <span class="brand"><span class="mark" aria-hidden="true"></span>${SERVICE_NAME}</span>
+          ${brandHeader(brand)}
         </header>
-        <main>${body}</main>
+        <main>${body}</main>${brandFooter(brand)}
       </body>
     </html> `.value
 }

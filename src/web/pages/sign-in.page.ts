@@ -1,7 +1,8 @@
 import type { AppDisplay } from '../../clients/standing.js'
 import { html } from '../html.js'
 import { appTitle, standingNotice } from './app-standing.js'
-import { page, SERVICE_NAME } from '../layout.js'
+import { currentBrand } from '../brand.js'
+import { page } from '../layout.js'
 import { tooManySignInAttempts } from './rate-limited.page.js'
 
 export const SIGN_IN_FAILED = 'Email or password is incorrect'
@@ -75,7 +76,7 @@ export function signInPage(options: {
   return page(
     'Sign in',
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">Sign in to ${SERVICE_NAME}</h1>
+      <h1 id="title">Sign in to ${currentBrand().name}</h1>
       ${
         options.app
           ? html`<p>to continue to ${appTitle(options.app, 'strong')}</p>
@@ -123,7 +124,7 @@ export function signInPage(options: {
       ${
         options.app
           ? html`<p class="muted small">
-              ${SERVICE_NAME} checks your password; ${options.app.name} never sees it.
+              ${currentBrand().name} checks your password; ${options.app.name} never sees it.
             </p>`
           : ''
       }
