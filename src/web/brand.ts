@@ -94,13 +94,18 @@ export function brandFooter(brand: Brand): SafeHtml | '' {
   </footer>`
 }
 
+/**
+ * The footer sits on the page background, not on a card: its links take the text colour there (an
+ * accent that passes on the white card may not on the grey page).
+ */
 const BRAND_RULES = `
 .brand-logo { display: block; height: 2rem; width: auto; max-width: 12rem; object-fit: contain; }
 footer.site { max-width: 30rem; margin: 0 auto 2.5rem; padding: 0 1rem; }
 main:has(> .account) + footer.site { max-width: 40rem; }
 ul.brand-links { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 1.25rem; padding: 0; margin: 0;
   font-size: 0.875rem; }
-ul.brand-links a { display: inline-block; min-height: 1.5rem; }
+ul.brand-links a, ul.brand-links a:hover { display: inline-block; min-height: 1.5rem; color: var(--text); }
+ul.brand-links a:hover { text-decoration-thickness: 2px; }
 `
 
 /** style.ts's sheet with the brand's colours and the rules its logo and footer need; as it was without. */
