@@ -12,13 +12,14 @@ import {
   screenshot,
   seedBrowserWorld,
   signIn,
+  signInAndAllow,
   startWorld,
 } from '../helpers/playwright.js'
 
 /**
  * Issue 40 §2 in a browser: the consent page of a branded server at a phone's width and a desktop's,
- * light and dark: the logo drawn, the accent on the Allow button and the links, the footer's links,
- * axe clean, nothing shifting. Screenshots in test-results/brand-consent-*.png (docs/branding.png is
+ * light and dark, and the account area: the logo drawn, the accent on the Allow button and the links, the footer’s links,
+ * axe clean, nothing shifting. Screenshots in test-results/brand-*.png (docs/branding.png is
  * the desktop one).
  */
 describe.skipIf(!BROWSER_AVAILABLE)('the operator’s brand in a browser', () => {
@@ -89,6 +90,39 @@ describe.skipIf(!BROWSER_AVAILABLE)('the operator’s brand in a browser', () =>
         await expectStableLayout(page)
         await expectNoHorizontalScroll(page)
         await screenshot(page, `brand-consent-${width}-${colorScheme}`)
+        await context.close()
+      },
+      BROWSER_TEST_TIMEOUT,
+    )
+  }
+
+  for (const { width, colorScheme } of [
+    { width: 1280, colorScheme: 'light' },
+    { width: 390, colorScheme: 'dark' },
+  ] as const) {
+    it(
+      `the account area at ${width} px, ${colorScheme}: branded, its footer as wide as its cards; axe clean`,
+      async () => {
+        const s = await seedBrowserWorld(world)
+        const { context, page } = await newPage(world.browser, {
+          viewport: { width, height: 844 },
+          colorScheme,
+        })
+        await signInAndAllow(page, world, s, `brand-account-${colorScheme}`)
+        await page.goto(`${world.base}/account/apps`)
+        await page.getByRole('heading', { name: 'Shortcut Stats' }).waitFor()
+        expect(await page.title()).toMatch(/ · Acme Accounts$/)
+        await page.getByRole('img', { name: 'Acme Accounts' }).waitFor()
+        const widths = await page.evaluate(
+          "[document.querySelector('main').getBoundingClientRect().width, document.querySelector('footer.site').getBoundingClientRect().width]",
+        )
+        const [main, footer] = widths as [number, number]
+        expect(footer).toBe(main)
+        if (width === 1280) expect(main).toBe(640) // 40rem, the account area's
+        await expectNoSeriousA11yViolations(page)
+        await expectStableLayout(page)
+        await expectNoHorizontalScroll(page)
+        await screenshot(page, `brand-account-${width}-${colorScheme}`)
         await context.close()
       },
       BROWSER_TEST_TIMEOUT,
