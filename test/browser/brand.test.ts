@@ -18,9 +18,9 @@ import {
 
 /**
  * Issue 40 §2 in a browser: the consent page of a branded server at a phone's width and a desktop's,
- * light and dark, and the account area: the logo drawn, the accent on the Allow button and the links, the footer’s links,
- * axe clean, nothing shifting. Screenshots in test-results/brand-*.png (docs/branding.png is
- * the desktop one).
+ * light and dark, and the account area: the logo drawn, the accent on the Allow button and the
+ * links, the footer's links, axe clean, nothing shifting. Screenshots in test-results/brand-*.png
+ * (docs/branding.png is the consent page at 1280 px, light).
  */
 describe.skipIf(!BROWSER_AVAILABLE)('the operator’s brand in a browser', () => {
   const logos = writeLogos()
