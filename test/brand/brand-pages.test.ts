@@ -127,6 +127,25 @@ describe('a branded server', () => {
     expect((await branded.app.inject({ method: 'GET', url: '/static/brand-logo.svg' })).statusCode).toBe(404)
   })
 
+  it('serves a PNG logo as image/png under the pages’ own CSP, at the size the header reserves', async () => {
+    const t = await buildTestApp({ env: { BRAND_LOGO: logos.png } })
+    try {
+      const logo = t.config.brand.logo!
+      const res = await t.app.inject({ method: 'GET', url: logo.path })
+      expect(res.statusCode).toBe(200)
+      expect(res.headers['content-type']).toBe('image/png')
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'")
+      expect(res.headers['content-security-policy']).not.toContain('sandbox')
+      expect(res.rawPayload.equals(logo.body)).toBe(true)
+      const login = await t.app.inject({ method: 'GET', url: '/login' })
+      expect(login.body).toContain(
+        `<img class="brand-logo" src="${logo.path}" alt="linkauth" width="32" height="32" />`,
+      )
+    } finally {
+      await t.close()
+    }
+  })
+
   it('keeps the pages’ CSP as strict as without a brand: nothing from another origin', async () => {
     const [a, b] = await Promise.all(
       [branded, plain].map((t) => t.app.inject({ method: 'GET', url: '/login' })),
