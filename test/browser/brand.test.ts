@@ -1,4 +1,5 @@
 import { rmSync } from 'node:fs'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BROWSER_AVAILABLE } from '../helpers/chromium.js'
 import { writeLogos } from '../helpers/brand-logos.js'
@@ -22,6 +23,14 @@ import {
  * links, the footer's links, axe clean, nothing shifting. Screenshots in test-results/brand-*.png
  * (docs/branding.png is the consent page at 1280 px, light).
  */
+/** axe clean, nothing shifting, nothing scrolling sideways; then its screenshot. */
+async function expectCleanPage(page: Page, name: string): Promise<void> {
+  await expectNoSeriousA11yViolations(page)
+  await expectStableLayout(page)
+  await expectNoHorizontalScroll(page)
+  await screenshot(page, name)
+}
+
 describe.skipIf(!BROWSER_AVAILABLE)('the operator’s brand in a browser', () => {
   const logos = writeLogos()
   let world: BrowserWorld
@@ -86,10 +95,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the operator’s brand in a browser', () =>
           'Privacy policy',
         ])
 
-        await expectNoSeriousA11yViolations(page)
-        await expectStableLayout(page)
-        await expectNoHorizontalScroll(page)
-        await screenshot(page, `brand-consent-${width}-${colorScheme}`)
+        await expectCleanPage(page, `brand-consent-${width}-${colorScheme}`)
         await context.close()
       },
       BROWSER_TEST_TIMEOUT,
@@ -119,10 +125,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('the operator’s brand in a browser', () =>
         const [main, footer] = widths as [number, number]
         expect(footer).toBe(main)
         if (width === 1280) expect(main).toBe(640) // 40rem, the account area's
-        await expectNoSeriousA11yViolations(page)
-        await expectStableLayout(page)
-        await expectNoHorizontalScroll(page)
-        await screenshot(page, `brand-account-${width}-${colorScheme}`)
+        await expectCleanPage(page, `brand-account-${width}-${colorScheme}`)
         await context.close()
       },
       BROWSER_TEST_TIMEOUT,
