@@ -72,7 +72,12 @@ export async function runLinksCli(args: string[], io: CliIo): Promise<number> {
     switch (command) {
       case 'login': {
         expectArgs(0, '[--api URL] [--client-id ID]')
-        const api = values.api ?? io.env.LINKS_API_URL ?? store.readSession()?.api ?? DEFAULT_API
+        const api =
+          values.api ??
+          io.env.LINKS_API_URL ??
+          store.readSession()?.api ??
+          store.readClient()?.api ??
+          DEFAULT_API
         await login(
           store,
           { api, clientId: values['client-id'] },

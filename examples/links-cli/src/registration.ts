@@ -32,6 +32,7 @@ export async function clientFor(
     if (isDocument && server.client_id_metadata_document_supported !== true)
       throw new CliFailure(`${server.issuer} does not accept client id metadata documents.`, EXIT.USAGE)
     const client: ClientFile = {
+      api: found.api,
       issuer: server.issuer,
       client_id: given,
       registered_by: isDocument ? 'metadata_document' : 'given',
@@ -62,6 +63,7 @@ export async function register(
   if (answer.status !== 201 || typeof answer.json?.client_id !== 'string')
     throw new CliFailure(`Registration at ${server.issuer} failed: ${describe(answer)}`)
   const client: ClientFile = {
+    api: found.api,
     issuer: server.issuer,
     client_id: answer.json.client_id as string,
     registered_by: 'dynamic',

@@ -11,6 +11,8 @@ import { join } from 'node:path'
 
 /** The client registration: kept across logout, so that login does not register again. */
 export interface ClientFile {
+  /** The links API it was registered for: login's default next time. */
+  api?: string
   issuer: string
   client_id: string
   /** How it was registered: dynamically (RFC 7591) or by a metadata document URL given by flag. */
