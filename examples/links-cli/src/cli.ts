@@ -73,10 +73,10 @@ export async function runLinksCli(args: string[], io: CliIo): Promise<number> {
       case 'login': {
         expectArgs(0, '[--api URL] [--client-id ID]')
         const api =
-          values.api ??
-          io.env.LINKS_API_URL ??
-          store.readSession()?.api ??
-          store.readClient()?.api ??
+          values.api ||
+          io.env.LINKS_API_URL ||
+          store.readSession()?.api ||
+          store.readClient()?.api ||
           DEFAULT_API
         await login(
           store,

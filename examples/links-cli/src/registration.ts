@@ -41,7 +41,10 @@ export async function clientFor(
     return client
   }
   const kept = store.readClient()
-  if (kept && kept.issuer === server.issuer) return kept
+  if (kept && kept.issuer === server.issuer) {
+    if (kept.api !== found.api) store.writeClient({ ...kept, api: found.api })
+    return kept
+  }
   return register(store, found, say)
 }
 

@@ -21,9 +21,10 @@ import type { SessionFile } from '../src/store.js'
  * A real linkauth (real PostgreSQL, HTTP on a free port, a clock that runs in real time and that a
  * test can move ahead) and the real links API beside it, registered as its resource server; a
  * person who approves device codes over HTTP on /device; and the CLI, run in this process with its
- * own config folder and a sleep that moves linkauth's clock instead of waiting.
+ * own config folder and a sleep that moves linkauth's clock instead of waiting. `env` adds to
+ * linkauth's settings, read when it starts (after the caller's own beforeAll hooks registered first).
  */
-export function linksCliWorld(env: Record<string, string> = {}) {
+export function linksCliWorld(env: () => Record<string, string> = () => ({})) {
   const clock = createRunningClock()
   const w = {} as {
     t: TestApp
@@ -38,7 +39,7 @@ export function linksCliWorld(env: Record<string, string> = {}) {
   beforeAll(async () => {
     ;({ t: w.t, issuer: w.issuer } = await listenTestApp({
       clock,
-      env: { ...GENEROUS_LIMITS, DEVICE_CODE_INTERVAL: '1', ...env },
+      env: { ...GENEROUS_LIMITS, DEVICE_CODE_INTERVAL: '1', ...env() },
     }))
     const port = await freePort()
     w.api = `http://127.0.0.1:${port}`

@@ -133,8 +133,8 @@ describe('a session from login to logout', () => {
     const after = await cli.run(['list'])
     expect(after.code).toBe(EXIT.NOT_SIGNED_IN)
     expect(after.err).toContain('Not signed in')
-    // Logging in again reuses the kept registration.
-    const second = user({ dir: cli.dir })
+    // Logging in again reuses the kept registration, and the links API it was for.
+    const second = user({ dir: cli.dir, env: { LINKS_API_URL: '' } })
     const email = await person()
     second.onSleep(async (n, o) => {
       if (n === 1) await approve(completeUriIn(o), email, 'allow')
