@@ -69,7 +69,7 @@ function checkRedirectUris(redirectUris: readonly string[], grantTypes: readonly
   if (redirectUris.length === 0 && grantTypes.includes('authorization_code'))
     throw new ProblemError(
       400,
-      'redirect_uris must hold at least one redirect URI while grant_types includes authorization_code.',
+      'redirect_uris: at least one redirect URI while grant_types includes authorization_code (none only for a device-only client)',
       'redirect_uris',
     )
 }

@@ -96,7 +96,7 @@ describe('the operator', () => {
       grant_types: ['authorization_code', DEVICE_CODE_GRANT_TYPE],
     })
     expect(widened.statusCode).toBe(400)
-    expect(widened.body).toContain('redirect_uris must hold at least one redirect URI')
+    expect(widened.body).toContain('redirect_uris: at least one redirect URI')
     const withUri = await admin('PATCH', `/admin/clients/${id}`, {
       grant_types: ['authorization_code', DEVICE_CODE_GRANT_TYPE],
       redirect_uris: ['https://cli.example/callback'],
