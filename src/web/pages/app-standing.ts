@@ -35,7 +35,11 @@ export function standingNotice(app: AppDisplay, options: { onDevice?: boolean; c
             <strong class="client-host">${app.host}</strong> vouches for it. Go on only if you know and trust
             ${app.host}.${withheld}${device}`
         : html`It registered itself automatically and this service has not checked who runs it; “${app.name}”
-            is the name it gives itself. Its answers go to <strong class="client-host">${app.host}</strong>.${withheld}${device}`
+            is the name it gives itself. ${
+              app.hosts.length > 0
+                ? html`Its answers go to <strong class="client-host">${app.host}</strong>.`
+                : html`It has <strong class="client-host">${app.host}</strong>: it fetches its answers from this service itself.`
+            }${withheld}${device}`
   const label =
     app.standing === 'verified'
       ? 'Verified application.'
