@@ -132,6 +132,14 @@ describe('a metadata-document client', () => {
     })
     const types = audit.json<{ events: { type: string }[] }>().events.map((e) => e.type)
     expect(types).toEqual(expect.arrayContaining(['client.first_seen', 'consent.granted', 'grant.revoked']))
+    // The first sight names the app's standing, as the other audit entries about an app do.
+    const firstSeen = await t.database.db
+      .selectFrom('audit_events')
+      .select('details')
+      .where('client_id', '=', id)
+      .where('event_type', '=', 'client.first_seen')
+      .executeTakeFirstOrThrow()
+    expect(firstSeen.details).toMatchObject({ name: 'Agent Smith', standing: 'vouched' })
   })
 
   it('refuses an unregistered redirect_uri and an unknown port on https with an error page', async () => {
