@@ -18,10 +18,11 @@ import { type Kysely, sql } from 'kysely'
 const SCOPES_OF_THE_TABLE = ['links:read', 'links:write', 'ecommerce:write', 'products:sync']
 
 export async function up(db: Kysely<any>): Promise<void> {
+  // Literals, not a bound array: the same statement on PostgreSQL and PGlite.
+  const table = sql`array[${sql.join(SCOPES_OF_THE_TABLE.map((s) => sql.lit(s)))}]::text[]`
   await sql`
     update clients
-       set scopes = ${SCOPES_OF_THE_TABLE}::text[]
-                    || array(select s from unnest(scopes) s where s <> all(${SCOPES_OF_THE_TABLE}::text[]))
+       set scopes = ${table} || array(select s from unnest(scopes) s where s <> all(${table}))
      where kind = 'dynamic' and default_scopes is not null and default_scopes = scopes`.execute(db)
 }
 
