@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import * as m0021 from '../../migrations/0021_dynamic_scope_ceiling.js'
+import * as m0022 from '../../migrations/0022_dynamic_scope_ceiling.js'
 import type { TestApp } from '../helpers/app.js'
 import { Browser, locationParams } from '../helpers/browser.js'
 import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
@@ -12,7 +12,7 @@ import { consentScopes, REDIRECT, register, request } from './default-scopes-set
  * (CLIENT_METADATA_DEFAULT_SCOPES, DYNAMIC_REGISTRATION_DEFAULT_SCOPES), for a request without
  * `scope` of an application that stated none of its own; and dynamic registrations from before
  * migration 0020, whose registered scope was their ceiling, made to step up within the policy as
- * those registered since (migration 0021).
+ * those registered since (migration 0022).
  */
 
 let server: DocumentServer
@@ -79,7 +79,7 @@ describe('the operator’s default scopes, by kind', () => {
   })
 })
 
-describe('dynamic registrations from before migration 0020 (migration 0021)', () => {
+describe('dynamic registrations from before migration 0020 (migration 0022)', () => {
   /** A registration as 0020 left one: its registered scope as both its default and its ceiling. */
   async function registeredBefore0020(scopes: string[]) {
     const { client_id: id } = await register(t, { scope: scopes.join(' ') })
@@ -110,7 +110,7 @@ describe('dynamic registrations from before migration 0020 (migration 0021)', ()
       'links:write',
     ])
 
-    await m0021.up(t.database.db)
+    await m0022.up(t.database.db)
 
     expect(await rowOf(old)).toEqual({
       scopes: ['links:read', 'links:write', 'ecommerce:write', 'products:sync'],
