@@ -44,6 +44,8 @@ export type DynamicRegistrationConfig = Pick<
   | 'dynamicRegistrationUnusedTtl'
   | 'clientMetadataScopes'
   | 'dynamicRegistrationScopes'
+  | 'clientMetadataDefaultScopes'
+  | 'dynamicRegistrationDefaultScopes'
 >
 
 const HOUR_MS = 3_600_000

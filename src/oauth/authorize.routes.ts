@@ -54,6 +54,8 @@ export function authorizeRoutes(
     | 'requireResource'
     | 'clientMetadataScopes'
     | 'dynamicRegistrationScopes'
+    | 'clientMetadataDefaultScopes'
+    | 'dynamicRegistrationDefaultScopes'
     | 'requirePar'
   >,
 ) {
