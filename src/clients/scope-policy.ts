@@ -1,4 +1,3 @@
-import type { Config } from '../config.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
 import { type Client, type ClientKind, defaultScopesOf } from './client.repository.js'
 
@@ -7,15 +6,15 @@ import { type Client, type ClientKind, defaultScopesOf } from './client.reposito
  * (issue 38): what it says it wants (its `scope`) is its DEFAULT, what a request without `scope`
  * gets; the most it may be granted is the operator's policy for its kind, so that an agent that
  * first asked for `links:read` can ask for `links:write` after a 403 without registering again
- * (docs/design.md §4, "Scopes").
+ * (docs/design.md §4, "Scopes"). The settings it reads are Config's fields of these names, spelled
+ * out here so that the configuration's own check (config/clients.ts) can use this module.
  */
-export type ScopePolicyConfig = Pick<
-  Config,
-  | 'clientMetadataScopes'
-  | 'dynamicRegistrationScopes'
-  | 'clientMetadataDefaultScopes'
-  | 'dynamicRegistrationDefaultScopes'
->
+export interface ScopePolicyConfig {
+  clientMetadataScopes: readonly string[]
+  dynamicRegistrationScopes: readonly string[]
+  clientMetadataDefaultScopes: readonly string[]
+  dynamicRegistrationDefaultScopes: readonly string[]
+}
 
 /** How an application came in without the operator: its standing on arrival (vouched, unverified). */
 export type SelfRegisteredKind = Exclude<ClientKind, 'registered'>
