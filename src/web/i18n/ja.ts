@@ -1,0 +1,3 @@
+import { en, type Messages } from './en.js'
+
+export const ja: Messages = en
