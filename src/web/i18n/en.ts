@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from '../html.js'
+import { plural } from './format.js'
 import { type Scope, SCOPE_DESCRIPTIONS } from '../../lib/scopes.js'
 
 type Html = SafeHtml | string
@@ -253,7 +254,7 @@ export const en = {
   passwordChangedMessage:
     'Your password has been changed. Every other browser signed in to your account is signed out.',
   appsDisconnected: (count: number) =>
-    `${count === 1 ? 'One application was' : `${count} applications were`} disconnected: each must ask for your permission again.`,
+    `${plural('en', count, { one: 'One application was', other: '# applications were' })} disconnected: each must ask for your permission again.`,
   backToConnectedApps: 'Back to your connected applications',
   setNewPassword: 'Set a new password',
   setPassword: 'Set password',
