@@ -97,6 +97,8 @@ describe('the language of a page', () => {
     })
     expect(failed.statusCode).toBe(400)
     expect(failed.body).toContain('L’adresse e-mail ou le mot de passe est incorrect')
+    // Its language menu goes back to the same sign-in, the request still pending.
+    expect(failed.body).toContain(`back=${encodeURIComponent(`/login?request=${requestId}`)}"`)
     await browser.post('/login', {
       email: s.email,
       password: PASSWORD,

@@ -25,10 +25,21 @@ export function languageLink(locale: Locale, back: string): string {
   return `/language?lang=${locale}&back=${encodeURIComponent(back)}`
 }
 
+/** A form's `request` and `next` (a pending request's id, a return-path key) carried back by GET. */
+function carriedBack(path: string, body: unknown): string {
+  const query = new URLSearchParams()
+  for (const name of ['request', 'next']) {
+    const value = formField(body, name)
+    if (value && /^[A-Za-z0-9_-]{1,64}$/.test(value)) query.set(name, value)
+  }
+  return query.size > 0 ? `${path}?${query.toString()}` : path
+}
+
 /**
  * The language a page for this request speaks (negotiate.ts: ui_locales of the pending request given
  * as `uiLocale`, then the menu's cookie, Accept-Language, DEFAULT_LOCALE), and where the language
- * menu returns: this address when it was a GET, else its path (which shows the page again by GET).
+ * menu returns: this address when it was a GET, else its path with the form's pending request (a
+ * failed sign-in goes back to the same sign-in), which shows the page again by GET.
  */
 export function uiOf(request: FastifyRequest, uiLocale?: Locale | null): Ui {
   const locale = chooseLocale({
@@ -37,7 +48,8 @@ export function uiOf(request: FastifyRequest, uiLocale?: Locale | null): Ui {
     acceptLanguage: request.headers['accept-language'],
     fallback: request.server.defaultLocale ?? 'en',
   })
-  const back = request.method === 'GET' ? request.url : request.url.split('?', 1)[0]!
+  const back =
+    request.method === 'GET' ? request.url : carriedBack(request.url.split('?', 1)[0]!, request.body)
   return uiFor(locale, safeBack(back))
 }
 
