@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import type { FastifyInstance } from 'fastify'
 import { type AccentColours, paletteRules } from './brand-colours.js'
 import { html, type SafeHtml } from './html.js'
+import type { Messages } from './i18n/en.js'
 
 /** A logo read at start and served by us (static.routes.ts) at `path`, which holds its content hash. */
 export interface BrandLogo {
@@ -74,25 +75,26 @@ export function brandIcon(brand: Brand): SafeHtml | '' {
 }
 
 /** The support and legal links the operator set, in a footer; nothing when none is set. */
-export function brandFooter(brand: Brand): SafeHtml | '' {
+export function brandLinks(brand: Brand, t: Pick<Messages, BrandLinkKey>): SafeHtml | '' {
   const { support, terms, privacy } = brand.links
   const links = [
     support && {
       href: support,
-      text: support.startsWith('mailto:') ? 'Contact support' : 'Help and support',
+      text: support.startsWith('mailto:') ? t.contactSupport : t.helpAndSupport,
     },
-    terms && { href: terms, text: 'Terms of service' },
-    privacy && { href: privacy, text: 'Privacy policy' },
+    terms && { href: terms, text: t.termsOfService },
+    privacy && { href: privacy, text: t.privacyPolicy },
   ].filter((link) => !!link)
   if (links.length === 0) return ''
-  return html`<footer class="site">
-    <nav aria-label="Help and legal">
-      <ul class="brand-links">
-        ${links.map((link) => html`<li><a href="${link.href}">${link.text}</a></li>`)}
-      </ul>
-    </nav>
-  </footer>`
+  return html`<nav aria-label="${t.brandLinksMenu}">
+    <ul class="brand-links">
+      ${links.map((link) => html`<li><a href="${link.href}">${link.text}</a></li>`)}
+    </ul>
+  </nav>`
 }
+
+type BrandLinkKey =
+  'brandLinksMenu' | 'contactSupport' | 'helpAndSupport' | 'termsOfService' | 'privacyPolicy'
 
 /**
  * The footer sits on the page background, not on a card: its links take the text colour there (an
