@@ -14,7 +14,8 @@ import { startTracing } from '../../../src/tracing/start.js'
 const exporter = new InMemorySpanExporter()
 const tracing = (await startTracing({}, { serviceName: 'tracing-test', exporter }))!
 const services = await import('./mcp-services.js')
-const { PASSWORD, VERIFIER } = await import('../../../test/helpers/browser.js')
+const { CHALLENGE, PASSWORD, VERIFIER } = await import('../../../test/helpers/browser.js')
+const { AGENT_REDIRECT_URI } = await import('../../../test/helpers/mcp-agent.js')
 services.useMcpServices({ verification: 'introspection' })
 afterAll(() => tracing.shutdown())
 
@@ -29,6 +30,8 @@ beforeAll(async () => {
 const spans = () => exporter.getFinishedSpans()
 const byId = (id: string | undefined) => spans().find((s) => s.spanContext().spanId === id)
 const parentOf = (span: ReadableSpan) => byId(span.parentSpanContext?.spanId)
+const under = (span: ReadableSpan, root: ReadableSpan): boolean =>
+  span === root || (parentOf(span) !== undefined && under(parentOf(span)!, root))
 
 describe('tracing', () => {
   it('one trace from an MCP tools/call (_meta.traceparent) through the links API to linkauth and its database', async () => {
@@ -85,8 +88,6 @@ describe('tracing', () => {
     const [introspect] = named('POST /api/oauth/introspect')
     expect(introspect?.parentSpanContext?.spanId).toBe(fetch?.spanContext().spanId)
     const statements = inTrace.filter((s) => typeof s.attributes['db.query.text'] === 'string')
-    const under = (span: ReadableSpan, root: ReadableSpan): boolean =>
-      span === root || (parentOf(span) !== undefined && under(parentOf(span)!, root))
     expect(statements.some((s) => under(s, introspect!))).toBe(true)
     // The tool call, under the agent's tool span (_meta), and the links database's statements under it.
     const [toolCall] = named('tools/call create_link')
@@ -111,6 +112,27 @@ describe('tracing', () => {
     expect(authorize.length).toBeGreaterThan(0)
     for (const span of authorize) expect(span.attributes['url.path']).toBe('/oauth/authorize')
     expect(authorize.some((s) => s.attributes['linkauth.outcome'] === 'success')).toBe(true)
+  })
+
+  it('a Client ID Metadata Document fetch is a client span inside the authorization request', async () => {
+    const { registration } = await services.metadataDocument()
+    const url = (registration as { url: string }).url
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: url,
+      redirect_uri: AGENT_REDIRECT_URI,
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+      state: 'xyz-state',
+    })
+    await fetch(`${services.issuer}/oauth/authorize?${query}`, { redirect: 'manual' })
+    const documentFetch = spans().find((s) => s.attributes['url.full'] === url)
+    const authorize = spans().find(
+      (s) =>
+        s.name === 'GET /oauth/authorize' && s.spanContext().traceId === documentFetch?.spanContext().traceId,
+    )
+    expect(documentFetch && authorize && under(documentFetch, authorize)).toBe(true)
+    expect(authorize?.attributes['linkauth.client.standing']).toBe('vouched')
   })
 
   it('no span holds a secret: tokens, the code, its verifier, the password, the cookies, the API’s secret', async () => {
