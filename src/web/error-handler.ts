@@ -15,6 +15,7 @@ import { uiOf } from './i18n/language.routes.js'
 import { errorPage } from './layout.js'
 import { rateLimitedPage } from './pages/rate-limited.page.js'
 import { setNoStore } from './no-store.js'
+import { traceRequest } from '../tracing/request-span.js'
 
 const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
   401: 'invalid_client',
@@ -34,6 +35,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
 function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const style = errorStyleOf(request)
   const { status, oauth, problem } = classify(error)
+  traceRequest(request, { 'linkauth.outcome': oauth.code })
   if (status >= 500) request.log.error({ err: error }, logMessage(error, status))
   if (status === 503) reply.header('retry-after', '5')
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
