@@ -180,15 +180,17 @@ describe('a branded server', () => {
 })
 
 describe('a server without a brand', () => {
-  it('looks exactly as before: our name and mark, no footer, no icon link, our stylesheet', async () => {
+  it('looks exactly as before: our name and mark, no help or legal links, no icon link, our stylesheet', async () => {
     const login = await plain.app.inject({ method: 'GET', url: '/login' })
     expect(login.body).toContain('<title>Sign in · linkauth</title>')
     expect(login.body).toContain(
       '<span class="brand"><span class="mark" aria-hidden="true"></span>linkauth</span>',
     )
     expect(login.body).toContain('<link rel="stylesheet" href="/static/style.css" />\n')
+    // The footer holds the language menu alone.
     expect(login.body).toContain('</main>\n')
-    expect(login.body).not.toContain('<footer')
+    expect(login.body).not.toContain('brand-links')
+    expect(login.body.match(/<footer/g)).toHaveLength(1)
     const { STYLESHEET } = await import('../../src/web/style.js')
     expect((await plain.app.inject({ method: 'GET', url: '/static/style.css' })).body).toBe(STYLESHEET)
   })

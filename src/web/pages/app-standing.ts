@@ -1,4 +1,4 @@
-import type { AppDisplay } from '../../clients/standing.js'
+import { type AppDisplay, NO_HOST } from '../../clients/standing.js'
 import { html } from '../html.js'
 import { bidi, type Ui } from '../i18n/catalogue.js'
 
@@ -13,8 +13,8 @@ import { bidi, type Ui } from '../i18n/catalogue.js'
  * The app's host(s) as shown: standing.ts's text, or for an app with no redirect URI (a device-only
  * client, RFC 8628) the page's words for "no web address".
  */
-export function hostOf(ui: Ui, app: Pick<AppDisplay, 'host' | 'hosts'>): string {
-  return app.hosts.length > 0 ? app.host : ui.t.noWebAddress
+export function hostOf(ui: Ui, app: Pick<AppDisplay, 'host'>): string {
+  return app.host === NO_HOST ? ui.t.noWebAddress : app.host
 }
 
 /** The name, with the host beside it unless the app is verified. */
@@ -47,7 +47,7 @@ export function standingNotice(
       ? t.verifiedBody
       : app.standing === 'vouched'
         ? html`${t.vouchedBody(bidi(ui, app.name), host, bidi(ui, app.host))}${withheld}${device}`
-        : app.hosts.length > 0
+        : app.host !== NO_HOST
           ? html`${t.unverifiedBody(bidi(ui, app.name), host)}${withheld}${device}`
           : html`${t.unverifiedBodyNoAddress(bidi(ui, app.name), host)}${withheld}${device}`
   const label =
