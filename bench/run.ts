@@ -25,13 +25,15 @@ import {
 } from './scenario.js'
 import { type BenchServer, benchServerDir, startBenchServer } from './server.js'
 import { prepareSignIn, SIGN_IN_SERVER_ENV, signInRequest } from './sign-in.js'
+import { startOtlpSink } from './otlp-sink.js'
 
 /**
  * `npm run bench`: every scenario against the production build on PostgreSQL on this machine,
  * printing requests per second, p50/p99 latency, errors, CPU per request and the server's peak memory.
  * Settings: BENCH_CONNECTIONS (64), BENCH_SECONDS (10), BENCH_REPEAT (1: runs of each scenario, the
  * median row printed after them), WORKERS (server processes, default 1), BENCH_ONLY (comma-separated
- * name prefixes), BENCH_SERVER_DIR (another checkout whose built server to measure).
+ * name prefixes), BENCH_SERVER_DIR (another checkout whose built server to measure), BENCH_TRACING
+ * (1: the server traces every request, exporting over OTLP to a local endpoint that discards).
  */
 interface Scenario {
   name: string
@@ -212,7 +214,12 @@ function signInScenarios(): Scenario[] {
   }))
 }
 
-printHeader(` workers=${process.env.WORKERS ?? 1}${benchServerDir ? ` server=${benchServerDir}` : ''}`)
+// The servers inherit this environment: with tracing on they export to the sink.
+const sink = process.env.BENCH_TRACING === '1' ? await startOtlpSink() : undefined
+if (sink) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url
+printHeader(
+  ` workers=${process.env.WORKERS ?? 1}${benchServerDir ? ` server=${benchServerDir}` : ''}${sink ? ' tracing=on' : ''}`,
+)
 // The token scenarios' server is started unless BENCH_ONLY names sign-in scenarios alone.
 if (!only || only.some((o) => !o.startsWith('sign-in'))) {
   const documents = withDocumentClient ? await startDocumentServer() : undefined
@@ -246,5 +253,9 @@ if (signInScenarios().some(selected)) {
   }
 }
 
+if (sink) {
+  console.log(sink.summary())
+  await sink.close()
+}
 const missed = rows.filter((r) => r.target && (r.rps < r.target || r.p99 > 50 || r.errors > 0))
 console.log(missed.length ? `below target: ${missed.map((r) => r.name).join('; ')}` : 'all targets met')

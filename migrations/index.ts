@@ -17,6 +17,9 @@ import * as m0017 from './0017_client_standing.js'
 import * as m0018 from './0018_device_authorization.js'
 import * as m0019 from './0019_pushed_authorization_requests.js'
 import * as m0020 from './0020_client_default_scopes.js'
+import * as m0021 from './0021_device_only_clients.js'
+import * as m0022 from './0022_dynamic_scope_ceiling.js'
+import * as m0023 from './0023_pending_ui_locale.js'
 
 /** Every migration, in order. Names are frozen once landed. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +41,7 @@ export const migrations: Record<string, Migration> = {
   '0018_device_authorization': m0018,
   '0019_pushed_authorization_requests': m0019,
   '0020_client_default_scopes': m0020,
+  '0021_device_only_clients': m0021,
+  '0022_dynamic_scope_ceiling': m0022,
+  '0023_pending_ui_locale': m0023,
 }

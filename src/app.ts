@@ -28,6 +28,7 @@ import { type AppDeps, createServices, type Services } from './services.js'
 import { jwksRoutes } from './tokens/jwks.routes.js'
 import { routeGroup } from './web/error-style.js'
 import { staticRoutes } from './web/static.routes.js'
+import { languageRoutes } from './web/i18n/language.routes.js'
 
 export interface PublicAppOptions extends AppDeps {
   /** Reuse services already wired (main.ts shares them with the admin listener). */
@@ -52,6 +53,8 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   app.addHook('preClose', async () => services.events.stop())
   await app.register(formbody, { bodyLimit: options.config.bodyLimit, parser: parseParameters })
   await app.register(cookie, options.config.cookieSecret ? { secret: options.config.cookieSecret } : {})
+  // The pages' language when nothing else chooses one (language.routes.ts, uiOf).
+  app.decorate('defaultLocale', options.config.defaultLocale)
   recordHttpMetrics(app, services.metrics, 'public')
   // Before the routes: its onRoute hook attaches each limit to its route.
   await app.register(
@@ -75,6 +78,7 @@ export async function buildApp(options: PublicAppOptions): Promise<FastifyInstan
   await app.register(
     routeGroup('html', [
       staticRoutes,
+      languageRoutes(options.config),
       signInRoutes(services, options.config),
       authorizeRoutes(services, options.config),
       devicePageRoutes(services, options.config),

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { accountSchema, passkeySettings } from './config/accounts.js'
+import { brandSchema, brandSettings } from './config/brand.js'
 import { checkClientSettings, clientSchema } from './config/clients.js'
 import { databaseSchema } from './config/database.js'
 import { checkEventSettings, eventSchema } from './config/events.js'
@@ -8,13 +9,14 @@ import { housekeepingSchema } from './config/housekeeping.js'
 import { rateLimitSchema } from './config/rate-limits.js'
 import { checkServerSettings, serverSchema } from './config/server.js'
 import { checkTokenSettings, DEFAULT_ROTATION_SECONDS, tokenSchema } from './config/tokens.js'
+import type { Brand } from './web/brand.js'
 
 export { ConfigError, DEFAULT_ROTATION_SECONDS }
 
 /**
  * Every setting linkauth reads from the environment, with its default: one schema composed of each
  * area's (src/config/: the server and its listeners, the database, tokens and keys, accounts, rate
- * limits, the event feed, housekeeping, self-registering clients).
+ * limits, the event feed, housekeeping, self-registering clients, the pages' brand).
  */
 export const configSchema = z.object({
   ...serverSchema.shape,
@@ -25,6 +27,7 @@ export const configSchema = z.object({
   ...eventSchema.shape,
   ...housekeepingSchema.shape,
   ...clientSchema.shape,
+  ...brandSchema.shape,
 })
 
 type Settings = z.output<typeof configSchema>
@@ -52,6 +55,8 @@ type Derived = {
   passkeys: boolean
   /** The WebAuthn relying party ID passkeys are bound to (PASSKEY_RP_ID or the issuer's host). */
   passkeyRpId: string
+  /** The pages' name, logo, colours and links (the BRAND_* settings, checked and read at start). */
+  brand: Brand
 }
 
 /**
@@ -98,6 +103,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     accessTokenAudience: e.ACCESS_TOKEN_AUDIENCE ?? `${issuer}/api`,
     signingKeyRotation: e.SIGNING_KEY_ROTATION ?? (e.DATABASE_URL ? DEFAULT_ROTATION_SECONDS : 0),
     ...passkeys,
+    brand: brandSettings(e),
   } as Config)
 }
 

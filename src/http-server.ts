@@ -9,6 +9,7 @@ import { assertParameterLimits, parseParameters } from './input/parameters.js'
 import { trackAllowedMethods } from './web/allowed-methods.js'
 import { RequestLines } from './web/request-lines.js'
 import { waitForRunningHandlersOnClose } from './web/running-handlers.js'
+import { useBrand } from './web/brand.js'
 import { SECURITY_HEADERS, securityHeaders, setSecurityHeaders } from './web/security-headers.js'
 
 /** How the router matches paths: Fastify's, and the one that tells 405 from 404 (allowed-methods.ts). */
@@ -19,14 +20,21 @@ export interface HttpServerDeps {
   config: Readonly<
     Pick<
       Config,
-      'headersTimeout' | 'trustProxy' | 'bodyLimit' | 'requestTimeout' | 'keepAliveTimeout' | 'maxHeaderSize'
+      | 'headersTimeout'
+      | 'trustProxy'
+      | 'bodyLimit'
+      | 'requestTimeout'
+      | 'keepAliveTimeout'
+      | 'maxHeaderSize'
+      | 'brand'
     >
   >
   logger: Logger
 }
 
 /**
- * The Fastify instance both listeners start from: limits, logging, error answers, security headers.
+ * The Fastify instance both listeners start from: limits, logging, error answers, security headers,
+ * the brand its pages show.
  * A slow client cannot hold a connection: its headers must arrive within HEADERS_TIMEOUT (a
  * slowloris is cut off there), the whole request within REQUEST_TIMEOUT, and an idle keep-alive
  * connection closes after KEEP_ALIVE_TIMEOUT. Headers above MAX_HEADER_SIZE get 431 from Node.
@@ -68,6 +76,7 @@ export async function createHttpServer(deps: HttpServerDeps): Promise<FastifyIns
   app.addHook('preValidation', assertParameterLimits)
   await errorHandling(app, trackAllowedMethods(app, ROUTER_MATCHING))
   await securityHeaders(app)
+  useBrand(app, config.brand)
   return app
 }
 

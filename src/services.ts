@@ -105,7 +105,8 @@ export function createServices(deps: AppDeps) {
           : readFileSync(config.clientMetadataTestCa, 'utf8'),
       resolve: deps.resolveHost,
     },
-    config.reservedClientNames,
+    // The pages' name (BRAND_NAME) is borrowed like the service's own.
+    [config.brand.name, ...config.reservedClientNames],
   )
   const resourceServers = createResourceServerService(db, config, clock, grants, audit.recorder)
   const events = createEventFeedService({

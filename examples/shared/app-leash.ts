@@ -41,10 +41,19 @@ export function writingAppOf(
   return { clientId: claims.client_id, standing: clientStandingOf(claims) }
 }
 
+/** A write of several at once (an import): how many it asked for, and how many were left. */
+export interface LimitShortfall {
+  asked: number
+  remaining: number
+  /** The count is a lower bound: the upload was refused before its end. */
+  atLeast?: boolean
+}
+
 /**
- * 429: the application made as many writes for this person as its standing allows this hour. The
- * answer says when to try again (Retry-After, and `retry_after` / `retry_at` in the JSON) and why,
- * so an agent can tell the person and wait, instead of retrying at once.
+ * 429: the application made as many writes for this person as its standing allows this hour (or
+ * asked for more at once than remain). The answer says when to try again (Retry-After, and
+ * `retry_after` / `retry_at` in the JSON) and why, so an agent can tell the person and wait,
+ * instead of retrying at once.
  */
 export class AppLimitReachedError extends ApiError {
   override name = 'AppLimitReachedError'
@@ -52,11 +61,18 @@ export class AppLimitReachedError extends ApiError {
   readonly status = 429
   readonly retryAfterSeconds: number
   readonly details: Record<string, unknown>
-  constructor(what: string, app: WritingApp, limit: number, retryAt: Date, now: Date) {
+  constructor(what: string, app: WritingApp, limit: number, retryAt: Date, now: Date, many?: LimitShortfall) {
     const retryAfter = Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000))
+    const allowance = `This application is ${app.standing}: it may make at most ${limit} ${what} an hour for each person`
+    const when = `Try again in ${retryAfter} seconds (at ${retryAt.toISOString()}).`
     super(
-      `This application is ${app.standing}: it may make at most ${limit} ${what} an hour for each person, ` +
-        `and has made them this hour. Try again in ${retryAfter} seconds (at ${retryAt.toISOString()}). ` +
+      (many
+        ? `${allowance}, and ${many.remaining} ${many.remaining === 1 ? 'remains' : 'remain'} this hour; ` +
+          `this import has ${many.atLeast ? `more than ${many.remaining}` : many.asked} new rows. ` +
+          (many.asked > limit
+            ? `Split it into files of at most ${limit} rows, one an hour. ${when} `
+            : `${when} `)
+        : `${allowance}, and has made them this hour. ${when} `) +
         'Applications the operator verifies are not limited this way.',
     )
     this.retryAfterSeconds = retryAfter
@@ -66,24 +82,65 @@ export class AppLimitReachedError extends ApiError {
       limit,
       window_seconds: WINDOW_SECONDS,
       client_standing: app.standing,
+      ...(many ? { remaining: many.remaining } : {}),
     }
   }
 }
+
+const NOTHING_TO_TAKE_BACK = () => Promise.resolve()
 
 /** The start of the fixed hour `now` is in. */
 export function windowStartOf(now: Date): Date {
   return new Date(Math.floor(now.getTime() / (WINDOW_SECONDS * 1000)) * WINDOW_SECONDS * 1000)
 }
 
-export interface AppLeash {
+export interface AppLeash<DB extends AppWriteCountsDatabase = AppWriteCountsDatabase> {
   /**
    * Counts one write of `app` for `ownerId`, or throws AppLimitReachedError when its standing's
    * limit is reached this hour. Returns how to take it back (a write that then failed).
    */
   charge(ownerId: string, app: WritingApp): Promise<() => Promise<void>>
+  /**
+   * Counts `count` writes at once, all or none (AppLimitReachedError when fewer remain this hour),
+   * in `db` (a transaction of the caller's, or the leash's own). Returns the hour they were counted
+   * in, to give back those not made with giveBack; null when the standing has no limit.
+   */
+  chargeMany(ownerId: string, app: WritingApp, count: number, db?: Kysely<DB>): Promise<Date | null>
+  /** How many writes `app` may still make for `ownerId` this hour; null: no limit. */
+  remaining(ownerId: string, app: WritingApp): Promise<number | null>
+  /**
+   * The refusal of a write when none remain, or of `asked` at once when fewer remain (an upload
+   * refused before its end).
+   */
+  refusal(app: WritingApp, shortfall?: LimitShortfall): AppLimitReachedError
 }
 
-const NOTHING_TO_TAKE_BACK = () => Promise.resolve()
+/** The counted writes of an hour, by person and application: what giveBack takes from. */
+export interface ChargedWrites {
+  ownerId: string
+  clientId: string
+  windowStart: Date
+}
+
+/**
+ * Takes `count` writes counted in `charged.windowStart` back off the count (writes that were not
+ * made after all); nothing once that hour has passed (its count started again).
+ */
+export async function giveBack<DB extends AppWriteCountsDatabase>(
+  db: Kysely<DB>,
+  charged: ChargedWrites,
+  count: number,
+): Promise<void> {
+  if (count <= 0) return
+  await (db as unknown as Kysely<AppWriteCountsDatabase>)
+    .updateTable('app_write_counts')
+    .set({ count: sql`greatest(count - ${count}, 0)` })
+    .where('owner_id', '=', charged.ownerId)
+    .where('client_id', '=', charged.clientId)
+    .where('window_start', '=', charged.windowStart)
+    .where('count', '>', 0)
+    .execute()
+}
 
 export function createAppLeash<DB extends AppWriteCountsDatabase>(deps: {
   /** The API's database, whose schema has app_write_counts. */
@@ -92,53 +149,87 @@ export function createAppLeash<DB extends AppWriteCountsDatabase>(deps: {
   limits: AppLimits
   /** What is counted, plural, for the message: "new links", "writes". */
   what: string
-}): AppLeash {
+}): AppLeash<DB> {
   const { clock, limits } = deps
-  const db = deps.db as unknown as Kysely<AppWriteCountsDatabase>
-  return {
+  const own = deps.db as unknown as Kysely<AppWriteCountsDatabase>
+  const hourOf = (now: Date) => {
+    const windowStart = windowStartOf(now)
+    return { windowStart, retryAt: new Date(windowStart.getTime() + WINDOW_SECONDS * 1000) }
+  }
+
+  async function chargeMany(
+    ownerId: string,
+    app: WritingApp,
+    count: number,
+    trx?: Kysely<DB>,
+  ): Promise<Date | null> {
+    const limit = limits[app.standing]
+    if (limit === null) return null
+    const now = clock.now()
+    const { windowStart, retryAt } = hourOf(now)
+    const refused = async () => {
+      if (count === 1) return new AppLimitReachedError(deps.what, app, limit, retryAt, now)
+      const left = await leash.remaining(ownerId, app)
+      return new AppLimitReachedError(deps.what, app, limit, retryAt, now, {
+        asked: count,
+        remaining: left ?? 0,
+      })
+    }
+    if (count > limit) throw await refused()
+    const db = (trx ?? deps.db) as unknown as Kysely<AppWriteCountsDatabase>
+    // One statement: a new hour starts the count again; within the hour the row is updated only
+    // while the writes fit under the limit. ON CONFLICT locks the row, so concurrent charges queue
+    // on it and each sees the count the one before it left: at the limit, exactly one passes.
+    const row = await db
+      .insertInto('app_write_counts')
+      .values({ owner_id: ownerId, client_id: app.clientId, window_start: windowStart, count })
+      .onConflict((oc) =>
+        oc
+          .columns(['owner_id', 'client_id'])
+          .doUpdateSet({
+            count: sql`case when excluded.window_start > app_write_counts.window_start then ${count}
+                            else app_write_counts.count + ${count} end`,
+            window_start: sql`greatest(excluded.window_start, app_write_counts.window_start)`,
+          })
+          .where((eb) =>
+            eb.or([
+              eb(sql.ref('excluded.window_start'), '>', sql.ref('app_write_counts.window_start')),
+              eb(sql.ref('app_write_counts.count'), '<=', limit - count),
+            ]),
+          ),
+      )
+      .returning(['window_start'])
+      .executeTakeFirst()
+    if (!row) throw await refused()
+    return row.window_start
+  }
+
+  const leash: AppLeash<DB> = {
     async charge(ownerId, app) {
+      const windowStart = await chargeMany(ownerId, app, 1)
+      if (windowStart === null) return NOTHING_TO_TAKE_BACK
+      return () => giveBack(own, { ownerId, clientId: app.clientId, windowStart }, 1)
+    },
+    chargeMany,
+    async remaining(ownerId, app) {
       const limit = limits[app.standing]
-      if (limit === null) return NOTHING_TO_TAKE_BACK
-      const now = clock.now()
-      const windowStart = windowStartOf(now)
-      const retryAt = new Date(windowStart.getTime() + WINDOW_SECONDS * 1000)
-      if (limit === 0) throw new AppLimitReachedError(deps.what, app, limit, retryAt, now)
-      // One statement: a new hour starts the count again; within the hour the row is updated only
-      // while under the limit. ON CONFLICT locks the row, so concurrent charges queue on it and each
-      // sees the count the one before it left: at the limit, exactly one passes.
-      const row = await db
-        .insertInto('app_write_counts')
-        .values({ owner_id: ownerId, client_id: app.clientId, window_start: windowStart, count: 1 })
-        .onConflict((oc) =>
-          oc
-            .columns(['owner_id', 'client_id'])
-            .doUpdateSet({
-              count: sql`case when excluded.window_start > app_write_counts.window_start then 1
-                              else app_write_counts.count + 1 end`,
-              window_start: sql`greatest(excluded.window_start, app_write_counts.window_start)`,
-            })
-            .where((eb) =>
-              eb.or([
-                eb(sql.ref('excluded.window_start'), '>', sql.ref('app_write_counts.window_start')),
-                eb(sql.ref('app_write_counts.count'), '<', limit),
-              ]),
-            ),
-        )
-        .returning(['window_start'])
+      if (limit === null) return null
+      const row = await own
+        .selectFrom('app_write_counts')
+        .select('count')
+        .where('owner_id', '=', ownerId)
+        .where('client_id', '=', app.clientId)
+        .where('window_start', '=', hourOf(clock.now()).windowStart)
         .executeTakeFirst()
-      if (!row) throw new AppLimitReachedError(deps.what, app, limit, retryAt, now)
-      return async () => {
-        await db
-          .updateTable('app_write_counts')
-          .set({ count: sql`count - 1` })
-          .where('owner_id', '=', ownerId)
-          .where('client_id', '=', app.clientId)
-          .where('window_start', '=', row.window_start)
-          .where('count', '>', 0)
-          .execute()
-      }
+      return Math.max(0, limit - (row?.count ?? 0))
+    },
+    refusal(app, shortfall) {
+      const now = clock.now()
+      const limit = limits[app.standing] ?? 0
+      return new AppLimitReachedError(deps.what, app, limit, hourOf(now).retryAt, now, shortfall)
     },
   }
+  return leash
 }
 
 /** One limit setting: a whole number of writes an hour, or `none` (or empty) for no limit. */
@@ -197,7 +288,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
  * verified a token) against the leash, before its handler runs; a write answered with an error is
  * taken back off the count. For an API whose every write is worth limiting (the commerce API).
  */
-export function leashWrites(app: FastifyInstance, leash: AppLeash): void {
+export function leashWrites(app: FastifyInstance, leash: Pick<AppLeash, 'charge'>): void {
   app.addHook('preHandler', async (request) => {
     if (READS.has(request.method) || !request.auth) return
     request.appWriteTakeBack = await leash.charge(request.auth.sub, writingAppOf(request.auth))

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { type Logger, pino } from 'pino'
 import type { ServiceConfig } from './config.js'
 import type { SchemaDatabaseHandle } from './db.js'
+import type { Tracing } from '../../src/tracing/start.js'
 
 /** The authorization server may start after us (one compose file, one demo): wait up to a minute. */
 export async function verifierWhenReachable(
@@ -52,13 +53,8 @@ export function serviceVerifier(
   )
 }
 
-/**
- * The process of an example API (`npm run links-api`, `npm run commerce-api`): the only place that
- * reads the environment and listens. Loads the configuration (exit 78 on a bad one), connects and
- * migrates the database, verifies tokens with @linkauth/resource (waiting for the authorization
- * server), builds the app, listens, and stops cleanly on SIGTERM/SIGINT.
- */
-export async function runService<C extends ServiceConfig, DB>(service: {
+/** What an example API is made of: runService (below) runs it. */
+export interface Service<C extends ServiceConfig, DB> {
   /** `links-api`: the log's `service` and the prefix of messages. */
   name: string
   /** `links API`: for log lines. */
@@ -73,7 +69,23 @@ export async function runService<C extends ServiceConfig, DB>(service: {
     verifier: ResourceVerifier
     logger: Logger
   }): Promise<FastifyInstance>
-}): Promise<void> {
+}
+
+/** A service's parts, its types inferred from them. */
+export function defineService<C extends ServiceConfig, DB>(service: Service<C, DB>): Service<C, DB> {
+  return service
+}
+
+/**
+ * The process of an example API (`npm run links-api`, `npm run commerce-api`): the only place that
+ * reads the environment and listens. Loads the configuration (exit 78 on a bad one), connects and
+ * migrates the database, verifies tokens with @linkauth/resource (waiting for the authorization
+ * server), builds the app, listens, and stops cleanly on SIGTERM/SIGINT (flushing `tracing`'s spans).
+ */
+export async function runService<C extends ServiceConfig, DB>(
+  service: Service<C, DB>,
+  tracing?: Tracing,
+): Promise<void> {
   let config: C
   try {
     config = service.loadConfig(process.env)
@@ -121,6 +133,7 @@ export async function runService<C extends ServiceConfig, DB>(service: {
     await app.close()
     await verifier.close()
     await database.close()
+    await tracing?.shutdown()
     process.exit(0)
   }
   process.on('SIGTERM', () => void stop('SIGTERM'))

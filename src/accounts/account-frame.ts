@@ -1,4 +1,5 @@
 import { csrfToken, LOGOUT_BINDING } from '../web/csrf.js'
+import type { Ui } from '../web/i18n/catalogue.js'
 import type { AccountFrame, AccountSection } from '../web/pages/account-layout.js'
 import type { SignInSession } from './session.service.js'
 
@@ -7,11 +8,13 @@ export function accountFrame(
   session: SignInSession,
   section: AccountSection,
   passkeys: boolean,
+  ui: Ui,
 ): AccountFrame {
   return {
     section,
     email: session.email,
     logoutCsrfToken: csrfToken(session.csrfSecret, LOGOUT_BINDING),
     passkeys,
+    ui,
   }
 }

@@ -5,6 +5,7 @@ import { ACCOUNT_APPS_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.j
 import { formField } from '../input/form-field.js'
 import { activityPage } from '../web/pages/activity.page.js'
 import { connectedAppsPage } from '../web/pages/connected-apps.page.js'
+import { uiOf } from '../web/i18n/language.routes.js'
 import { accountFrame } from './account-frame.js'
 import type { ConnectedApp, ConnectedAppsService } from './connected-apps.service.js'
 import { signInThenReturnTo } from './return-path.js'
@@ -88,7 +89,7 @@ export function connectedAppsRoutes(
         revoked === undefined ? undefined : apps.revokedAppName(session.userId, revoked),
       ])
       const token = csrfToken(session.csrfSecret, ACCOUNT_APPS_BINDING)
-      const frame = accountFrame(session, 'apps', services.passkeys.enabled)
+      const frame = accountFrame(session, 'apps', services.passkeys.enabled, uiOf(request))
       return sendPage(reply, connectedAppsPage({ frame, apps: list, csrfToken: token, revokedName }))
     })
 
@@ -98,7 +99,7 @@ export function connectedAppsRoutes(
       const history = await apps.history(session.userId)
       return sendPage(
         reply,
-        activityPage(accountFrame(session, 'activity', services.passkeys.enabled), history),
+        activityPage(accountFrame(session, 'activity', services.passkeys.enabled, uiOf(request)), history),
       )
     })
 

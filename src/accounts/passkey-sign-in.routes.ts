@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { uiOf } from '../web/i18n/language.routes.js'
 import type { Config } from '../config.js'
 import { ProblemError } from '../errors.js'
 import { formField } from '../input/form-field.js'
@@ -85,7 +86,7 @@ export function passkeySignInRoutes(
         allowOwnScript(reply)
         return sendPage(
           reply,
-          signInPage({
+          signInPage(uiOf(request, pending?.uiLocale), {
             csrfToken: preSession,
             requestId: pending?.id,
             app,

@@ -8,6 +8,7 @@ import { clientAddress } from '../rate-limit/client-address.js'
 import { ACCOUNT_PASSKEYS_BINDING, csrfToken, isValidCsrfToken } from '../web/csrf.js'
 import { type PasskeyNotice, passkeysPage, PASSKEY_NOTICES } from '../web/pages/passkeys.page.js'
 import { allowOwnScript } from '../web/security-headers.js'
+import { uiOf } from '../web/i18n/language.routes.js'
 import { accountFrame } from './account-frame.js'
 import { PasskeyRefusal, passkeyName, type PasskeyService } from './passkey.service.js'
 import { signInThenReturnTo } from './return-path.js'
@@ -60,6 +61,7 @@ export function passkeyRoutes(
   }
 
   async function showPage(
+    request: FastifyRequest,
     reply: FastifyReply,
     session: SignInSession,
     extra: {
@@ -72,7 +74,7 @@ export function passkeyRoutes(
   ) {
     allowOwnScript(reply)
     const body = passkeysPage({
-      frame: accountFrame(session, 'passkeys', true),
+      frame: accountFrame(session, 'passkeys', true, uiOf(request)),
       passkeys: await passkeys.list(session.userId),
       csrfToken: csrfToken(session.csrfSecret, ACCOUNT_PASSKEYS_BINDING),
       fresh: services.sessions.isFresh(session),
@@ -95,14 +97,15 @@ export function passkeyRoutes(
       if (!session) return reply.redirect(signInThenReturnTo('account-passkeys'), 303)
       const done = formField(request.query, 'done')
       const notice = done && Object.hasOwn(PASSKEY_NOTICES, done) ? (done as PasskeyNotice) : undefined
-      return showPage(reply, session, { notice })
+      return showPage(request, reply, session, { notice })
     })
 
     app.post('/account/passkeys', async (request, reply) => {
       const session = await requireSession(request, formField(request.body, 'csrf_token'))
-      if (!services.sessions.isFresh(session)) return showPage(reply, session, { error: NOT_FRESH }, 403)
+      if (!services.sessions.isFresh(session))
+        return showPage(request, reply, session, { error: NOT_FRESH }, 403)
       const name = passkeyName(formField(request.body, 'name'))
-      if (!name) return showPage(reply, session, { error: BAD_NAME }, 400)
+      if (!name) return showPage(request, reply, session, { error: BAD_NAME }, 400)
       try {
         await passkeys.register(
           {
@@ -116,7 +119,7 @@ export function passkeyRoutes(
       } catch (err) {
         if (!(err instanceof PasskeyRefusal)) throw err
         const error = err.reason === 'already_registered' ? ALREADY_REGISTERED : REGISTER_FAILED
-        return showPage(reply, session, { error }, 400)
+        return showPage(request, reply, session, { error }, 400)
       }
       return reply.redirect('/account/passkeys?done=added', 303)
     })
@@ -131,9 +134,9 @@ export function passkeyRoutes(
       const checked = await services.sessions.verifyPasswordOf(session, password, client, request)
       if ('held' in checked) {
         const wait = answerHeldBack(reply, services.metrics.rateLimited, checked.held)
-        return showPage(reply, session, { retryAfterSeconds: wait }, 429)
+        return showPage(request, reply, session, { retryAfterSeconds: wait }, 429)
       }
-      if (!checked.ok) return showPage(reply, session, { confirmError: CONFIRM_FAILED }, 400)
+      if (!checked.ok) return showPage(request, reply, session, { confirmError: CONFIRM_FAILED }, 400)
       await services.sessions.markReauthenticated(session.id)
       return reply.redirect('/account/passkeys?done=confirmed', 303)
     })
@@ -150,7 +153,7 @@ export function passkeyRoutes(
         )
       } catch (err) {
         if (!(err instanceof PasskeyRefusal)) throw err
-        return showPage(reply, session, { confirmError: CONFIRM_FAILED }, 400)
+        return showPage(request, reply, session, { confirmError: CONFIRM_FAILED }, 400)
       }
       await services.sessions.markReauthenticated(session.id)
       return reply.redirect('/account/passkeys?done=confirmed', 303)
@@ -159,7 +162,7 @@ export function passkeyRoutes(
     app.post('/account/passkeys/:id/rename', async (request, reply) => {
       const session = await requireSession(request, formField(request.body, 'csrf_token'))
       const name = passkeyName(formField(request.body, 'name'))
-      if (!name) return showPage(reply, session, { error: BAD_NAME }, 400)
+      if (!name) return showPage(request, reply, session, { error: BAD_NAME }, 400)
       await passkeys.rename(session.userId, passkeyIdParam(request), name, request)
       return reply.redirect('/account/passkeys?done=renamed', 303)
     })
@@ -170,7 +173,7 @@ export function passkeyRoutes(
         await passkeys.remove(session.userId, passkeyIdParam(request), request)
       } catch (err) {
         if (err instanceof ProblemError && err.status === 409)
-          return showPage(reply, session, { error: err.message }, 409)
+          return showPage(request, reply, session, { error: err.message }, 409)
         throw err
       }
       // Nothing to remove (a second click): the list shows it gone either way.

@@ -59,7 +59,7 @@ const NO_EVENTS: PasskeyEvents = { signedIn: () => {}, refused: () => {} }
 export function createPasskeyService(
   db: Kysely<Database>,
   clock: Clock,
-  config: Pick<Config, 'issuer' | 'passkeyRpId' | 'passkeys'>,
+  config: Pick<Config, 'issuer' | 'passkeyRpId' | 'passkeys' | 'brand'>,
   audit: AuditRecorder = NO_AUDIT,
   events: PasskeyEvents = NO_EVENTS,
 ) {

@@ -15,6 +15,8 @@ import {
   resetPasswordPage,
 } from '../web/pages/password.page.js'
 import { allowOwnScript } from '../web/security-headers.js'
+import type { Ui } from '../web/i18n/catalogue.js'
+import { uiOf } from '../web/i18n/language.routes.js'
 import { PasskeyRefusal, passkeyName, type PasskeyService } from './passkey.service.js'
 import { accountFrame } from './account-frame.js'
 import { signInThenReturnTo } from './return-path.js'
@@ -36,10 +38,10 @@ export interface PasswordServices {
 }
 
 /** The new password's problem in words, or undefined when it will do (the rule of user creation). */
-function newPasswordProblem(password: string, confirmation: string | undefined): string | undefined {
+function newPasswordProblem(ui: Ui, password: string, confirmation: string | undefined): string | undefined {
   const parsed = passwordSchema.safeParse(password)
-  if (!parsed.success) return `The new password must have ${parsed.error.issues[0]!.message}.`
-  if (confirmation !== password) return 'The two new passwords are not the same.'
+  if (!parsed.success) return password.length < 8 ? ui.t.passwordTooShort : ui.t.passwordTooLong
+  if (confirmation !== password) return ui.t.passwordsDiffer
   return undefined
 }
 
@@ -67,7 +69,7 @@ export function passwordRoutes(
   const devices = knownDeviceCookie(config)
 
   /** The password page's parts for this session: frame, form token, and password sign-in's state. */
-  async function pageParts(session: SignInSession, notice?: string) {
+  async function pageParts(request: FastifyRequest, session: SignInSession, notice?: string) {
     const passkeys = services.passkeys
     const passwordSignIn = passkeys.enabled
       ? {
@@ -77,7 +79,7 @@ export function passwordRoutes(
         }
       : undefined
     return {
-      frame: accountFrame(session, 'password', passkeys.enabled),
+      frame: accountFrame(session, 'password', passkeys.enabled, uiOf(request)),
       csrfToken: csrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING),
       passwordSignIn,
     }
@@ -88,7 +90,7 @@ export function passwordRoutes(
       const session = await cookies.currentSession(request, services.sessions)
       if (!session)
         return reply.header('cache-control', 'no-store').redirect(signInThenReturnTo('account-password'), 303)
-      return sendPage(reply, changePasswordPage(await pageParts(session)))
+      return sendPage(reply, changePasswordPage(await pageParts(request, session)))
     })
 
     // Password sign-in off (a passwordless account: only passkeys sign in) or on again.
@@ -101,10 +103,9 @@ export function passwordRoutes(
         throw new ProblemError(403, 'This form has expired. Reload the page and try again.')
       const on = formField(request.body, 'enabled') === 'true'
       await services.passkeys.setPasswordSignIn(session.userId, on, request)
-      const notice = on
-        ? 'Password sign-in is on again.'
-        : 'Password sign-in is off. Sign in with your passkeys.'
-      return sendPage(reply, changePasswordPage(await pageParts(session, notice)))
+      const t = uiOf(request).t
+      const notice = on ? t.passwordSignInOnAgain : t.passwordSignInOffNow
+      return sendPage(reply, changePasswordPage(await pageParts(request, session, notice)))
     })
 
     app.post('/account/password', async (request, reply) => {
@@ -113,7 +114,8 @@ export function passwordRoutes(
       const body = request.body
       if (!isValidCsrfToken(session.csrfSecret, ACCOUNT_PASSWORD_BINDING, formField(body, 'csrf_token')))
         throw new ProblemError(403, 'This form has expired. Reload the page and try again.')
-      const parts = await pageParts(session)
+      const parts = await pageParts(request, session)
+      const ui = parts.frame.ui
       const form = (status: number, alert: { error: string } | { retryAfterSeconds: number }) =>
         sendPage(reply, changePasswordPage({ ...parts, ...alert }), status)
 
@@ -126,9 +128,9 @@ export function passwordRoutes(
         const wait = answerHeldBack(reply, services.metrics.rateLimited, checked.held)
         return form(429, { retryAfterSeconds: wait })
       }
-      if (!checked.ok) return form(400, { error: 'The current password is not correct.' })
+      if (!checked.ok) return form(400, { error: ui.t.currentPasswordWrong })
       const next = formField(body, 'new_password') ?? ''
-      const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
+      const problem = newPasswordProblem(ui, next, formField(body, 'confirm_password'))
       if (problem) return form(400, { error: problem })
       const disconnectApps = formField(body, 'disconnect_apps') === 'yes'
       const { appsDisconnected } = await services.users.changePassword(
@@ -138,32 +140,32 @@ export function passwordRoutes(
         request,
         { disconnectApps },
       )
-      const apps = disconnectApps
-        ? ` ${appsDisconnected === 1 ? 'One application was' : `${appsDisconnected} applications were`} disconnected: each must ask for your permission again.`
-        : ''
+      const apps = disconnectApps ? ` ${ui.t.appsDisconnected(appsDisconnected)}` : ''
       return sendPage(
         reply,
-        passwordSetPage({
-          heading: 'Password changed',
-          message: `Your password has been changed. Every other browser signed in to your account is signed out.${apps}`,
-          link: html`<a href="/account/apps">Back to your connected applications</a>`,
+        passwordSetPage(ui, {
+          heading: ui.t.passwordChanged,
+          message: `${ui.t.passwordChangedMessage}${apps}`,
+          link: html`<a href="/account/apps">${ui.t.backToConnectedApps}</a>`,
         }),
       )
     })
 
     app.get(RESET_PASSWORD_PATH, async (request, reply) => {
+      const ui = uiOf(request)
       const token = formField(request.query, 'token')
       const link = await services.users.resetLinkFor(token)
-      if (!link) return sendPage(reply, resetLinkInvalidPage(), 400)
+      if (!link) return sendPage(reply, resetLinkInvalidPage(ui), 400)
       const csrf = cookies.loginCsrfToken(request, reply)
       if (link.restores === 'passkey') {
         allowOwnScript(reply)
-        return sendPage(reply, resetPasskeyPage({ token: token!, csrfToken: csrf }))
+        return sendPage(reply, resetPasskeyPage(ui, { token: token!, csrfToken: csrf }))
       }
-      return sendPage(reply, resetPasswordPage({ token: token!, csrfToken: csrf }))
+      return sendPage(reply, resetPasswordPage(ui, { token: token!, csrfToken: csrf }))
     })
 
     app.post(RESET_PASSWORD_PATH, async (request, reply) => {
+      const ui = uiOf(request)
       const body = request.body
       const expected = cookies.expectedLoginCsrf(request)
       const sent = formField(body, 'csrf_token')
@@ -171,23 +173,26 @@ export function passwordRoutes(
         throw new ProblemError(403, 'This form has expired. Open the link again.')
       const token = formField(body, 'token')
       const link = await services.users.resetLinkFor(token)
-      if (!link) return sendPage(reply, resetLinkInvalidPage(), 400)
+      if (!link) return sendPage(reply, resetLinkInvalidPage(ui), 400)
       if (link.restores === 'passkey') return resetWithPasskey(request, reply, token!, expected)
       const next = formField(body, 'new_password') ?? ''
-      const problem = newPasswordProblem(next, formField(body, 'confirm_password'))
+      const problem = newPasswordProblem(ui, next, formField(body, 'confirm_password'))
       if (problem)
-        return sendPage(reply, resetPasswordPage({ token: token!, csrfToken: expected, error: problem }), 400)
+        return sendPage(
+          reply,
+          resetPasswordPage(ui, { token: token!, csrfToken: expected, error: problem }),
+          400,
+        )
       if (!(await services.users.resetPassword(token, next, request)))
-        return sendPage(reply, resetLinkInvalidPage(), 400)
+        return sendPage(reply, resetLinkInvalidPage(ui), 400)
       // Every session of the user ended, this browser's too if it had one.
       cookies.clearSession(reply)
       return sendPage(
         reply,
-        passwordSetPage({
-          heading: 'Password set',
-          message:
-            'Your new password is set. You have been signed out everywhere, and every application connected to your account is disconnected.',
-          link: html`<a href="/login">Sign in with your new password</a>`,
+        passwordSetPage(ui, {
+          heading: ui.t.passwordSet,
+          message: ui.t.passwordSetMessage,
+          link: html`<a href="/login">${ui.t.signInWithNewPassword}</a>`,
         }),
       )
     })
@@ -201,13 +206,14 @@ export function passwordRoutes(
     preSession: string,
   ): Promise<FastifyReply> {
     const body = request.body
+    const ui = uiOf(request)
     const again = (error: string) => {
       allowOwnScript(reply)
       const name = formField(body, 'name')
-      return sendPage(reply, resetPasskeyPage({ token, csrfToken: preSession, name, error }), 400)
+      return sendPage(reply, resetPasskeyPage(ui, { token, csrfToken: preSession, name, error }), 400)
     }
     const name = passkeyName(formField(body, 'name'))
-    if (!name) return again('Give the passkey a name of 1 to 64 characters.')
+    if (!name) return again(ui.t.passkeyNameRule)
     let done: boolean
     try {
       done = await services.passkeyResets.reset(
@@ -218,18 +224,18 @@ export function passwordRoutes(
       if (!(err instanceof PasskeyRefusal)) throw err
       return again(
         err.reason === 'already_registered'
-          ? 'This passkey is already registered. Use another device or passkey provider.'
-          : 'No passkey was added: the browser or device did not complete it. Try again.',
+          ? ui.t.passkeyAlreadyRegisteredElsewhere
+          : ui.t.passkeyRegisterFailed,
       )
     }
-    if (!done) return sendPage(reply, resetLinkInvalidPage(), 400)
+    if (!done) return sendPage(reply, resetLinkInvalidPage(ui), 400)
     cookies.clearSession(reply)
     return sendPage(
       reply,
-      passwordSetPage({
-        heading: 'Passkey added',
-        message: `Your new passkey ${name} is added and your account stays passwordless. You have been signed out everywhere, and every application connected to your account is disconnected.`,
-        link: html`<a href="/login">Sign in with your passkey</a>`,
+      passwordSetPage(ui, {
+        heading: ui.t.passkeyAddedTitle,
+        message: ui.t.passkeyAddedMessage(name),
+        link: html`<a href="/login">${ui.t.signInWithPasskey}</a>`,
       }),
     )
   }

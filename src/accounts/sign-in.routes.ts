@@ -7,6 +7,7 @@ import { constantTimeEqual } from '../lib/secrets.js'
 import { clientAddress } from '../rate-limit/client-address.js'
 import { csrfToken, isValidCsrfToken, LOGOUT_BINDING } from '../web/csrf.js'
 import { formField } from '../input/form-field.js'
+import { uiOf } from '../web/i18n/language.routes.js'
 import { signedInPage, signInPage } from '../web/pages/sign-in.page.js'
 import { allowFormRedirectTo, allowOwnScript } from '../web/security-headers.js'
 import { returnPath } from './return-path.js'
@@ -61,7 +62,7 @@ export function signInRoutes(
         if (session && next) return reply.header('cache-control', 'no-store').redirect(next, 303)
         if (session) {
           const logoutCsrfToken = csrfToken(session.csrfSecret, LOGOUT_BINDING)
-          return sendPage(reply, signedInPage({ email: session.email, logoutCsrfToken }))
+          return sendPage(reply, signedInPage(uiOf(request), { email: session.email, logoutCsrfToken }))
         }
       } else {
         allowFormRedirectTo(reply, pending.redirectUri)
@@ -70,7 +71,7 @@ export function signInRoutes(
       const token = cookies.loginCsrfToken(request, reply)
       return sendPage(
         reply,
-        signInPage({
+        signInPage(uiOf(request, pending?.uiLocale), {
           csrfToken: token,
           requestId: pending?.id,
           app,
@@ -94,7 +95,7 @@ export function signInRoutes(
       const next = pending ? undefined : returnPath(nextKey)
       const email = formField(body, 'email') ?? ''
       const formPage = (alert: { failed: true } | { retryAfterSeconds: number }) =>
-        signInPage({
+        signInPage(uiOf(request, pending?.uiLocale), {
           csrfToken: expected,
           requestId: pending?.id,
           app,

@@ -60,8 +60,9 @@ export interface RelyingParty {
   origins: string[]
 }
 
-export function relyingParty(config: Pick<Config, 'issuer' | 'passkeyRpId'>): RelyingParty {
-  return { id: config.passkeyRpId, name: 'linkauth', origins: [new URL(config.issuer).origin] }
+/** The name authenticators show beside a passkey is the pages' (BRAND_NAME). */
+export function relyingParty(config: Pick<Config, 'issuer' | 'passkeyRpId' | 'brand'>): RelyingParty {
+  return { id: config.passkeyRpId, name: config.brand.name, origins: [new URL(config.issuer).origin] }
 }
 
 const base64url = z.string().regex(/^[A-Za-z0-9_-]*$/)

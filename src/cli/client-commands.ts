@@ -31,7 +31,7 @@ const showClient = (c: ClientJson) =>
     `name:          ${c.name}`,
     `standing:      ${standingText(c)}`,
     ...(c.host ? [`host:          ${c.host}`] : []),
-    `redirect_uris: ${c.redirect_uris.join(' ')}`,
+    `redirect_uris: ${c.redirect_uris.length > 0 ? c.redirect_uris.join(' ') : '(none: no redirect flow)'}`,
     `scopes:        ${c.scopes.join(' ')}`,
     ...(c.default_scopes ? [`default_scopes: ${c.default_scopes.join(' ')}`] : []),
     ...(c.description ? [`description:   ${c.description}`] : []),
@@ -68,15 +68,15 @@ export const CLIENT_COMMANDS: Command[] = [
   {
     name: 'clients create',
     usage:
-      'clients create --name NAME --redirect-uri URI [--redirect-uri URI2 ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--grant-type TYPE ...] [--require-dpop] [--require-par]',
+      'clients create --name NAME [--redirect-uri URI ...] [--scope SCOPE ...] [--default-scope SCOPE ...] [--grant-type TYPE ...] [--require-dpop] [--require-par]',
     summary: 'register an application; prints its client_id',
     options: {
       name: { type: 'string', required: true, description: 'the name users see on the consent page' },
       'redirect-uri': {
         type: 'string',
         multiple: true,
-        required: true,
-        description: 'an exact redirect URI (1–10)',
+        description:
+          'an exact redirect URI (1–10; none for a device-only client, --grant-type without authorization_code)',
       },
       scope: { type: 'string', multiple: true, description: 'an allowed scope (default: all four)' },
       'default-scope': DEFAULT_SCOPE_OPTION,
@@ -98,7 +98,7 @@ export const CLIENT_COMMANDS: Command[] = [
     run: (request, v) =>
       request('POST', '/admin/clients', {
         name: v.name,
-        redirect_uris: v['redirect-uri'],
+        ...(v['redirect-uri'] ? { redirect_uris: v['redirect-uri'] } : {}),
         ...(v.scope ? { scopes: v.scope } : {}),
         ...(v['default-scope'] ? { default_scopes: v['default-scope'] } : {}),
         ...(v['grant-type'] ? { grant_types: v['grant-type'] } : {}),

@@ -1,4 +1,4 @@
-import { normalizeGrantTypes } from './grant-types.js'
+import { DEFAULT_GRANT_TYPES, normalizeGrantTypes } from './grant-types.js'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Database } from '../db/database.js'
@@ -61,6 +61,19 @@ export async function getClient(deps: Pick<ClientAdminDeps, 'db'>, id: string): 
   return client
 }
 
+/**
+ * RFC 7591 §2: redirect URIs are for the code grant; a client without it (device-only, RFC 8628) may
+ * have none. 400 when a client that may use the code grant would be left without one.
+ */
+function checkRedirectUris(redirectUris: readonly string[], grantTypes: readonly string[]): void {
+  if (redirectUris.length === 0 && grantTypes.includes('authorization_code'))
+    throw new ProblemError(
+      400,
+      'redirect_uris: at least one redirect URI while grant_types includes authorization_code (none only for a device-only client)',
+      'redirect_uris',
+    )
+}
+
 /** Registers a client (POST /admin/clients), with its client.created row. */
 export async function createClient(
   deps: ClientAdminDeps,
@@ -69,6 +82,7 @@ export async function createClient(
 ): Promise<Client> {
   const scopes = normalizeScopes(input.scopes ?? ALL_SCOPES)
   const defaultScopes = checkedDefaultScopes(input.default_scopes ?? null, scopes)
+  checkRedirectUris(input.redirect_uris, input.grant_types ?? DEFAULT_GRANT_TYPES)
   const client = await deps.db.transaction().execute(async (trx) => {
     const created = await insertClient(trx, {
       id: newClientId(),
@@ -129,6 +143,7 @@ export async function updateClient(
       patch.default_scopes !== undefined ? patch.default_scopes : current.defaultScopes,
       scopes,
     )
+    checkRedirectUris(redirectUris, patch.grant_types ?? current.grantTypes)
     const client = await updateClientRow(trx, id, {
       name: patch.name,
       redirectUris: patch.redirect_uris,

@@ -22,7 +22,6 @@ const clientFields = {
       }),
       'a list of redirect URIs',
     )
-    .min(1, 'at least one redirect URI')
     .max(10, 'at most 10 redirect URIs')
     .refine((uris) => new Set(uris).size === uris.length, 'must not repeat a redirect URI'),
   scopes: knownScopes.optional(),
@@ -40,6 +39,8 @@ const clientFields = {
 
 export const newClientSchema = z.object({
   ...clientFields,
+  /** At least one unless grant_types leaves out the code grant (a device-only client): client-admin.ts checks. */
+  redirect_uris: clientFields.redirect_uris.default([]),
   ...displayMetadataFields,
   /** RFC 9449: refuse this client's token requests without a DPoP proof (its tokens are always bound). */
   require_dpop: z.boolean('true or false').optional(),

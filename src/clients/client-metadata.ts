@@ -26,7 +26,7 @@ export interface StatedClientMetadata {
   termsUrl: string | null
   /** RFC 9126 §6 require_pushed_authorization_requests: its authorization requests must be pushed. */
   requirePar: boolean
-  /** RFC 7591 §2 grant_types, sorted; the code and refresh grants when it did not say. */
+  /** RFC 7591 §2 grant_types, sorted; the code and refresh grants when it did not say. Without the code grant, redirectUris may be empty. */
   grantTypes: string[]
 }
 
@@ -78,9 +78,15 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
       throw new ClientMetadataProblem('response_types may hold only code')
   }
 
-  const redirectUris = fields.redirect_uris
-  if (!Array.isArray(redirectUris) || redirectUris.length === 0)
-    throw new ClientMetadataProblem('redirect_uris must be a list of at least one URI', 'redirect_uris')
+  const grants = Array.isArray(grantTypes) ? normalizeGrantTypes(grantTypes as string[]) : DEFAULT_GRANT_TYPES
+  // RFC 7591 §2: redirect URIs are for redirect-based flows; a device-only client (a command-line
+  // tool, RFC 8628) has none to give.
+  const redirectUris = fields.redirect_uris ?? (grants.includes('authorization_code') ? undefined : [])
+  if (!Array.isArray(redirectUris) || (redirectUris.length === 0 && grants.includes('authorization_code')))
+    throw new ClientMetadataProblem(
+      'redirect_uris must be a list of at least one URI (none only without the authorization_code grant)',
+      'redirect_uris',
+    )
   if (redirectUris.length > MAX_REDIRECT_URIS)
     throw new ClientMetadataProblem(
       `redirect_uris may hold at most ${MAX_REDIRECT_URIS} URIs`,
@@ -134,6 +140,6 @@ export function readStatedMetadata(body: unknown): StatedClientMetadata {
     privacyPolicyUrl: optionalDisplayUrl(fields, 'policy_uri'),
     termsUrl: optionalDisplayUrl(fields, 'tos_uri'),
     requirePar: requirePar === true,
-    grantTypes: Array.isArray(grantTypes) ? normalizeGrantTypes(grantTypes as string[]) : DEFAULT_GRANT_TYPES,
+    grantTypes: grants,
   }
 }

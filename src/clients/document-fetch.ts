@@ -3,6 +3,7 @@ import { request } from 'node:https'
 import { isIP } from 'node:net'
 import { addressProblem } from './address-policy.js'
 import type { FetchSlots } from './fetch-slots.js'
+import { tracedGet } from '../tracing/fetch-span.js'
 
 /**
  * Fetching a client's metadata document: a URL anyone may hand us, so hostile by default (SSRF,
@@ -115,6 +116,10 @@ export async function fetchClientDocument(
 ): Promise<FetchedDocument> {
   const url = new URL(clientId)
   if (url.protocol !== 'https:') throw new DocumentFetchError('it is not an https URL')
+  return tracedGet(url, () => fetchFrom(url, options))
+}
+
+async function fetchFrom(url: URL, options: DocumentFetchOptions): Promise<FetchedDocument> {
   const deadline = startDeadline(options.timeoutMs)
   let release = () => {}
   if (options.slots) {

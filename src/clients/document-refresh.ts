@@ -32,6 +32,8 @@ export type RefreshConfig = Pick<
   Config,
   | 'clientMetadataScopes'
   | 'dynamicRegistrationScopes'
+  | 'clientMetadataDefaultScopes'
+  | 'dynamicRegistrationDefaultScopes'
   | 'clientMetadataCacheMin'
   | 'clientMetadataCacheMax'
   | 'clientMetadataStaleMax'
@@ -150,7 +152,12 @@ async function recordDocumentChange(
       actor,
       target,
       clientId: client.id,
-      details: { name: client.name, redirect_uris: client.redirectUris, scopes: client.scopes },
+      details: {
+        name: client.name,
+        redirect_uris: client.redirectUris,
+        scopes: client.scopes,
+        standing: client.standing,
+      },
       from,
     })
     return
@@ -179,6 +186,7 @@ async function recordDocumentChange(
       redirect_uris: client.redirectUris,
       previous_redirect_uris: before.redirectUris,
       scopes: client.scopes,
+      standing: client.standing,
       grants_revoked: grantsRevoked,
     },
     from,

@@ -44,6 +44,8 @@ export type DynamicRegistrationConfig = Pick<
   | 'dynamicRegistrationUnusedTtl'
   | 'clientMetadataScopes'
   | 'dynamicRegistrationScopes'
+  | 'clientMetadataDefaultScopes'
+  | 'dynamicRegistrationDefaultScopes'
 >
 
 const HOUR_MS = 3_600_000
@@ -67,7 +69,8 @@ export function registrationJson(client: Client, issuer: string, registrationTok
     scope: defaultScopesOf(client).join(' '),
     token_endpoint_auth_method: 'none',
     grant_types: client.grantTypes,
-    response_types: ['code'],
+    // No response type for a client without the code grant (a device-only one: RFC 7591 §2.1).
+    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
     ...(client.metadata.homepageUrl ? { client_uri: client.metadata.homepageUrl } : {}),
     ...(client.metadata.privacyPolicyUrl ? { policy_uri: client.metadata.privacyPolicyUrl } : {}),
     ...(client.metadata.termsUrl ? { tos_uri: client.metadata.termsUrl } : {}),

@@ -3,9 +3,10 @@ import { jsonBody, oauthError, oauthRateLimited, ok, open, type Operations } fro
 
 const registrationRequestSchema = z
   .object({
-    redirect_uris: z
-      .array(z.string())
-      .meta({ description: 'https, loopback http, or a private-use scheme (RFC 8252).' }),
+    redirect_uris: z.array(z.string()).optional().meta({
+      description:
+        'https, loopback http, or a private-use scheme (RFC 8252). Required with the authorization_code grant (the default); a device-only client (grant_types without it) may leave it out.',
+    }),
     client_name: z.string().optional(),
     client_uri: z.string().optional(),
     policy_uri: z.string().optional(),

@@ -80,7 +80,8 @@ export interface DisplayFacts extends StandingFacts {
 export function appDisplay(client: DisplayFacts, borrowed = false): AppDisplay {
   const standing = standingOf(client)
   const hosts = hostsOf(client)
-  const host = hosts.map(hostText).join(', ')
+  // A device-only client (RFC 8628) registered without redirect URIs has no host to show.
+  const host = hosts.length > 0 ? hosts.map(hostText).join(', ') : NO_HOST
   const nameWithheld = borrowed && standing !== 'verified'
   return {
     name: nameWithheld ? host : client.name,
@@ -91,6 +92,9 @@ export function appDisplay(client: DisplayFacts, borrowed = false): AppDisplay {
     nameWithheld,
   }
 }
+
+/** What stands for the host of an application that has none (device-only, no redirect URI). */
+export const NO_HOST = 'no web address'
 
 /** One host as text: the Unicode form, and the ASCII form beside it when its scripts mix. */
 export function hostText(host: DisplayHost): string {

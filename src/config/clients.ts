@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { scopePolicyFor } from '../clients/scope-policy.js'
 import { isKnownScope } from '../lib/scopes.js'
 import { booleanish, bytes, ConfigError, count, optionalString, secret, seconds } from './fields.js'
 
@@ -33,8 +34,14 @@ export const clientSchema = z.object({
   CLIENT_METADATA_DENIED_HOSTS: hostList,
   /** The scopes such applications (and dynamic registrations) may ask for, space-separated; empty: all. */
   CLIENT_METADATA_SCOPES: scopeList,
-  /** The scopes a dynamic registration may ask for (clients/scope-policy-by-kind.ts); empty: CLIENT_METADATA_SCOPES. */
+  /** The scopes a dynamic registration may ask for (clients/scope-policy.ts); empty: CLIENT_METADATA_SCOPES. */
   DYNAMIC_REGISTRATION_SCOPES: scopeList,
+  /**
+   * What a request without `scope` gets from a metadata-document app (or a dynamic registration)
+   * that stated no scope of its own: within the matching maximum above; empty: all of it.
+   */
+  CLIENT_METADATA_DEFAULT_SCOPES: scopeList,
+  DYNAMIC_REGISTRATION_DEFAULT_SCOPES: scopeList,
   /** How long a fetched document is kept, at least and at most, whatever its Cache-Control says. */
   CLIENT_METADATA_CACHE_MIN: seconds(300),
   CLIENT_METADATA_CACHE_MAX: seconds(86_400),
@@ -95,9 +102,36 @@ export function checkClientSettings(e: z.output<typeof clientSchema>, nodeEnv: s
       'CLIENT_METADATA_CACHE_MIN: expected a value no larger than CLIENT_METADATA_CACHE_MAX',
     )
   }
-  for (const name of ['CLIENT_METADATA_SCOPES', 'DYNAMIC_REGISTRATION_SCOPES'] as const) {
+  for (const name of [
+    'CLIENT_METADATA_SCOPES',
+    'DYNAMIC_REGISTRATION_SCOPES',
+    'CLIENT_METADATA_DEFAULT_SCOPES',
+    'DYNAMIC_REGISTRATION_DEFAULT_SCOPES',
+  ] as const) {
     const unknownScope = e[name].find((scope) => !isKnownScope(scope))
     if (unknownScope !== undefined)
       throw new ConfigError(`${name}: expected known scopes, got ${JSON.stringify(unknownScope)}`)
+  }
+  // Each default within its kind's maximum, as scopePolicyFor reads them.
+  const policyConfig = {
+    clientMetadataScopes: e.CLIENT_METADATA_SCOPES,
+    dynamicRegistrationScopes: e.DYNAMIC_REGISTRATION_SCOPES,
+    clientMetadataDefaultScopes: e.CLIENT_METADATA_DEFAULT_SCOPES,
+    dynamicRegistrationDefaultScopes: e.DYNAMIC_REGISTRATION_DEFAULT_SCOPES,
+  }
+  for (const [name, kind, maximumName] of [
+    ['CLIENT_METADATA_DEFAULT_SCOPES', 'metadata_document', 'CLIENT_METADATA_SCOPES'],
+    [
+      'DYNAMIC_REGISTRATION_DEFAULT_SCOPES',
+      'dynamic',
+      e.DYNAMIC_REGISTRATION_SCOPES.length > 0 ? 'DYNAMIC_REGISTRATION_SCOPES' : 'CLIENT_METADATA_SCOPES',
+    ],
+  ] as const) {
+    const { maximum } = scopePolicyFor(policyConfig, kind)
+    const outside = e[name].find((scope) => !maximum.includes(scope))
+    if (outside !== undefined)
+      throw new ConfigError(
+        `${name}: expected scopes within ${maximumName} (${maximum.join(' ')}), got ${JSON.stringify(outside)}`,
+      )
   }
 }

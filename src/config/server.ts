@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { LOCALES } from '../web/i18n/locales.js'
 import { booleanish, bytes, ConfigError, optionalString, port, secret, seconds } from './fields.js'
 
 /** The process and its two listeners (public and admin): addresses, workers, HTTP limits. */
@@ -29,6 +30,8 @@ export const serverSchema = z.object({
   /** Bearer token for GET /metrics on the public listener; without it the route does not exist there. */
   METRICS_TOKEN: secret(32),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The pages' language when neither the request, the person's choice nor the browser names one we speak. */
+  DEFAULT_LOCALE: z.enum(LOCALES).default('en'),
   TRUST_PROXY: booleanish('false'),
   /** Request body limit, bytes. */
   BODY_LIMIT: bytes(64 * 1024, 1024, 10 * 1024 * 1024),

@@ -91,6 +91,8 @@ export interface PendingAuthorizationsTable {
   session_id: ColumnType<string | null, string | null | undefined, string | null>
   /** RFC 9449 §10: the key thumbprint the authorization request's dpop_jkt named (migration 0008). */
   dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>
+  /** OIDC ui_locales: the first of the request's languages the pages speak (migration 0023). */
+  ui_locale: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface GrantsTable {

@@ -7,6 +7,8 @@ import {
   ClientUnavailable,
 } from '../clients/client.service.js'
 import { redirectUriMatches } from '../clients/redirect-uri.js'
+import { standingOf } from '../clients/standing.js'
+import { traceRequest } from '../tracing/request-span.js'
 
 /**
  * The registered, enabled client (a client_id URL's document read or refreshed when `from` is
@@ -27,6 +29,7 @@ export async function authorizationClient(
       if (err instanceof ClientUnavailable) throw new OAuthError('temporarily_unavailable', err.message)
       throw err
     })
+  if (options.from) traceRequest(options.from, { 'linkauth.client.standing': standingOf(client) })
   if (!redirectUriMatches(client.redirectUris, target.redirectUri)) {
     throw new OAuthError('invalid_request', 'This redirect_uri is not registered for the application.')
   }

@@ -2,6 +2,8 @@ import type { OAuthErrorCode } from '../errors.js'
 import { isValidS256Challenge } from '../lib/pkce.js'
 import { resourceIdentifierProblem } from '@linkauth/resource/token-contract'
 import { isKnownScope, isSubset, normalizeScopes, parseScopeParameter } from '../lib/scopes.js'
+import type { Locale } from '../web/i18n/locales.js'
+import { localeOfUiLocales } from '../web/i18n/negotiate.js'
 
 /** The query as Fastify parses it: a repeated parameter arrives as an array. */
 export type RawQuery = Record<string, string | string[] | undefined>
@@ -20,6 +22,8 @@ export interface AuthorizationRequest {
   resources: string[]
   /** RFC 9449 §10: the thumbprint of the DPoP key the code is to be bound to; null when not sent. */
   dpopJkt: string | null
+  /** OIDC Core §3.1.2.1 ui_locales: the first of its languages the pages speak; null when none. */
+  uiLocale?: Locale | null
 }
 
 export type ClientTargetResult =
@@ -45,6 +49,7 @@ export const SINGLE_AUTHORIZATION_PARAMETERS = [
   'code_challenge_method',
   'prompt',
   'dpop_jkt',
+  'ui_locales',
 ]
 const MAX_STATE_BYTES = 1024
 /** RFC 7638 SHA-256 thumbprint, base64url: 43 characters. */
@@ -148,6 +153,8 @@ export function validateAuthorizationParameters(
   const prompt = parsePrompt(single(query, 'prompt'))
   if (!prompt) return fail('invalid_request', 'prompt must be none, login or consent.')
 
+  const uiLocale = localeOfUiLocales(single(query, 'ui_locales'))
+
   const rawState = single(query, 'state')
   if (rawState !== undefined && !isAcceptableState(rawState)) {
     return fail(
@@ -167,6 +174,7 @@ export function validateAuthorizationParameters(
       prompt,
       resources,
       dpopJkt,
+      ...(uiLocale ? { uiLocale } : {}),
     },
     scopesDefaulted,
   }

@@ -26,6 +26,12 @@ const queryParameters: [name: string, required: boolean, description: string][] 
   ['state', false, 'Echoed unchanged in the redirect; at most 1024 bytes.'],
   ['prompt', false, '`none`, `login`, `consent`, or `login consent`.'],
   [
+    'ui_locales',
+    false,
+    'OIDC ui_locales: space-separated language tags in order of preference; the sign-in and consent ' +
+      'pages speak the first of `ui_locales_supported` among them (de-CH → de). None supported: not an error.',
+  ],
+  [
     'dpop_jkt',
     false,
     'RFC 9449 §10: the SHA-256 JWK thumbprint (RFC 7638, 43 characters of base64url) of the DPoP key the ' +

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { uiOf } from '../web/i18n/language.routes.js'
 import { sessionCookies } from '../accounts/session-cookie.js'
 import type { SignInSession, SessionService } from '../accounts/session.service.js'
 import type { Config } from '../config.js'
@@ -54,6 +55,8 @@ export function authorizeRoutes(
     | 'requireResource'
     | 'clientMetadataScopes'
     | 'dynamicRegistrationScopes'
+    | 'clientMetadataDefaultScopes'
+    | 'dynamicRegistrationDefaultScopes'
     | 'requirePar'
   >,
 ) {
@@ -152,10 +155,11 @@ export function authorizeRoutes(
       !auth.prompt.includes('consent') &&
       (await services.authorize.isCoveredByLiveGrant(auth, session.userId))
     const target = pending ?? (await services.authorize.createPending(auth))
-    return showConsent(reply, target, client, session, confirmOnly)
+    return showConsent(request, reply, target, client, session, confirmOnly)
   }
 
   async function showConsent(
+    request: FastifyRequest,
     reply: FastifyReply,
     pending: PendingAuthorization,
     client: ConsentClient,
@@ -165,7 +169,7 @@ export function authorizeRoutes(
     allowFormRedirectTo(reply, pending.redirectUri)
     const targets =
       pending.resources.length > 0 ? await services.resourceServers.findTargets(pending.resources) : undefined
-    const body = consentPage({
+    const body = consentPage(uiOf(request, pending.uiLocale), {
       app: await services.clients.displayOf(client),
       onDevice: client.redirectUris.every(isLoopbackRedirectUri),
       about: client.metadata,

@@ -33,6 +33,7 @@ export function requestOf(pending: PendingAuthorization): AuthorizationRequest {
     prompt: promptOf(pending),
     resources: pending.resources,
     dpopJkt: pending.dpopJkt,
+    uiLocale: pending.uiLocale,
   }
 }
 
@@ -62,6 +63,7 @@ export function createAuthorizeService(db: Kysely<Database>, clock: Clock, grant
         prompt: request.prompt.length > 0 ? request.prompt.join(' ') : null,
         resources: request.resources,
         dpopJkt: request.dpopJkt,
+        uiLocale: request.uiLocale ?? null,
         createdAt: now,
         expiresAt: addSeconds(now, PENDING_TTL_SECONDS),
       })

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify'
+import { traceRequest } from '../tracing/request-span.js'
 
 /**
  * The redirect back to the client: our parameters appended to the registered redirect_uri's own
@@ -33,5 +34,6 @@ export function redirectToClient(
   status: 302 | 303,
 ): FastifyReply {
   const url = clientRedirectUrl(target.redirectUri, { ...params, state: target.state, iss: issuer })
+  traceRequest(reply.request, { 'linkauth.outcome': params.error ?? 'success' })
   return reply.header('cache-control', 'no-store').redirect(url, status)
 }

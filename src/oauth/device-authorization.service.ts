@@ -69,6 +69,8 @@ export type DeviceAuthorizationConfig = Pick<
   | 'requireResource'
   | 'clientMetadataScopes'
   | 'dynamicRegistrationScopes'
+  | 'clientMetadataDefaultScopes'
+  | 'dynamicRegistrationDefaultScopes'
 >
 
 /** How each poll that issues nothing is answered (RFC 8628 §3.5, RFC 6749 §5.2). */

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { uiOf } from '../web/i18n/language.routes.js'
 import { signInThenConfirmDevice } from '../accounts/return-path.js'
 import { sessionCookies } from '../accounts/session-cookie.js'
 import type { SessionService } from '../accounts/session.service.js'
@@ -20,7 +21,6 @@ export interface DevicePageServices {
 }
 
 const GONE = 'This code has expired or was already used. Start again on your device to get a new code.'
-const WRONG = 'That code is not valid. Check the code on your device and try again.'
 const deviceBinding = (id: string) => `device:${id}`
 
 function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
@@ -40,6 +40,7 @@ export function devicePageRoutes(
   const cookies = sessionCookies(config)
 
   async function consent(
+    http: FastifyRequest,
     reply: FastifyReply,
     request: DeviceAuthorization,
     session: { email: string; csrfSecret: string },
@@ -49,7 +50,7 @@ export function devicePageRoutes(
     if (!client) throw new ProblemError(400, GONE)
     return sendPage(
       reply,
-      deviceConsentPage({
+      deviceConsentPage(uiOf(http), {
         app: await services.clients.displayOf(client),
         about: client.metadata,
         scopes: request.scopes,
@@ -68,7 +69,10 @@ export function devicePageRoutes(
       const userCode = formField(request.query, 'user_code')
       return sendPage(
         reply,
-        userCodePage({ csrfToken: cookies.loginCsrfToken(request, reply), userCode: userCode?.slice(0, 32) }),
+        userCodePage(uiOf(request), {
+          csrfToken: cookies.loginCsrfToken(request, reply),
+          userCode: userCode?.slice(0, 32),
+        }),
       )
     })
 
@@ -82,7 +86,11 @@ export function devicePageRoutes(
       if (!found)
         return sendPage(
           reply,
-          userCodePage({ csrfToken: expected, userCode: typed?.slice(0, 32), problem: WRONG }),
+          userCodePage(uiOf(request), {
+            csrfToken: expected,
+            userCode: typed?.slice(0, 32),
+            problem: uiOf(request).t.wrongDeviceCode,
+          }),
           400,
         )
       const session = await cookies.currentSession(request, services.sessions)
@@ -97,7 +105,7 @@ export function devicePageRoutes(
       const session = await cookies.currentSession(request, services.sessions)
       if (!session)
         return reply.header('cache-control', 'no-store').redirect(signInThenConfirmDevice(found.id), 303)
-      return consent(reply, found, session)
+      return consent(request, reply, found, session)
     })
 
     app.post('/device/confirm', async (request, reply) => {
@@ -118,19 +126,14 @@ export function devicePageRoutes(
       if (decision === 'deny') {
         if (!(await services.deviceAuthorizations.deny(found, session.userId)))
           throw new ProblemError(400, GONE)
-        return sendPage(reply, deviceDonePage(false, client.name))
+        return sendPage(reply, deviceDonePage(uiOf(request), false, client.name))
       }
       // Device-code phishing: Allow only with the person's word that they started it themselves.
       if (formField(body, 'started_here') !== 'yes')
-        return consent(
-          reply,
-          found,
-          session,
-          'Tick the box to confirm you started this sign-in yourself, or choose Deny.',
-        )
+        return consent(request, reply, found, session, uiOf(request).t.tickTheBox)
       if (!(await services.deviceAuthorizations.approve(found, session.userId, request)))
         throw new ProblemError(400, GONE)
-      return sendPage(reply, deviceDonePage(true, client.name))
+      return sendPage(reply, deviceDonePage(uiOf(request), true, client.name))
     })
   }
 }

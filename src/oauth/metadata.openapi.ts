@@ -13,6 +13,7 @@ export const authorizationServerMetadataSchema = z.object({
   introspection_endpoint: z.string(),
   jwks_uri: z.string(),
   scopes_supported: z.array(z.string()),
+  ui_locales_supported: z.array(z.string()).meta({ description: 'The languages of the pages (ui_locales).' }),
   response_types_supported: z.array(z.literal('code')),
   response_modes_supported: z.array(z.literal('query')),
   grant_types_supported: z.array(z.string()),

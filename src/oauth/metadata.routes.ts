@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { LOCALES } from '../web/i18n/locales.js'
 import type { Config } from '../config.js'
 import { ALL_SCOPES } from '../lib/scopes.js'
 import type { ResourceServerService } from '../resource-servers/resource-server.service.js'
@@ -26,6 +27,8 @@ export function authorizationServerMetadata(
     introspection_endpoint: `${issuer}/api/oauth/introspect`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     scopes_supported: ALL_SCOPES,
+    // RFC 8414 §2 / OIDC Discovery: the languages of our pages, which ui_locales chooses among.
+    ui_locales_supported: LOCALES,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: SUPPORTED_GRANT_TYPES,

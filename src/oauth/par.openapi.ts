@@ -22,6 +22,9 @@ export const pushedAuthorizationRequestSchema = z.object({
   response_type: z.literal('code').optional(),
   state: z.string().max(1024).optional(),
   prompt: z.string().optional().meta({ description: '`none`, `login`, `consent`, or `login consent`.' }),
+  ui_locales: z.string().max(256).optional().meta({
+    description: 'OIDC ui_locales: the languages of the sign-in and consent pages, in order of preference.',
+  }),
   resource: z
     .union([z.string().max(2048), z.array(z.string().max(2048))])
     .optional()

@@ -52,7 +52,15 @@ function readParameters(body: unknown): RawQuery {
  */
 export function parRoutes(
   services: ParServices,
-  config: Pick<Config, 'issuer' | 'requireResource' | 'clientMetadataScopes' | 'dynamicRegistrationScopes'>,
+  config: Pick<
+    Config,
+    | 'issuer'
+    | 'requireResource'
+    | 'clientMetadataScopes'
+    | 'dynamicRegistrationScopes'
+    | 'clientMetadataDefaultScopes'
+    | 'dynamicRegistrationDefaultScopes'
+  >,
 ) {
   return async (app: FastifyInstance) => {
     noStoreWithDpopNonce(app, services.dpop)

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { Database, Row } from '../db/database.js'
+import { isLocale, type Locale } from '../web/i18n/locales.js'
 
 /** A validated authorization request, kept server-side while the user signs in and consents. */
 export interface PendingAuthorization {
@@ -14,6 +15,8 @@ export interface PendingAuthorization {
   resources: string[]
   /** RFC 9449 §10: the request's dpop_jkt; null when not sent. */
   dpopJkt: string | null
+  /** The language the request asked its pages in (ui_locales); null: none we speak, or none asked. */
+  uiLocale: Locale | null
   createdAt: Date
   expiresAt: Date
   completedAt: Date | null
@@ -31,6 +34,7 @@ function toPendingAuthorization(row: Row<'pending_authorizations'>): PendingAuth
     prompt: row.prompt,
     resources: row.resources,
     dpopJkt: row.dpop_jkt,
+    uiLocale: isLocale(row.ui_locale) ? row.ui_locale : null,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     completedAt: row.completed_at,
@@ -40,9 +44,10 @@ function toPendingAuthorization(row: Row<'pending_authorizations'>): PendingAuth
 
 export async function insertPendingAuthorization(
   db: Kysely<Database>,
-  pending: Omit<PendingAuthorization, 'completedAt' | 'sessionId' | 'resources' | 'dpopJkt'> & {
+  pending: Omit<PendingAuthorization, 'completedAt' | 'sessionId' | 'resources' | 'dpopJkt' | 'uiLocale'> & {
     resources?: string[]
     dpopJkt?: string | null
+    uiLocale?: Locale | null
   },
 ): Promise<PendingAuthorization> {
   const row = await db
@@ -57,6 +62,7 @@ export async function insertPendingAuthorization(
       prompt: pending.prompt,
       resources: pending.resources ?? [],
       dpop_jkt: pending.dpopJkt ?? null,
+      ui_locale: pending.uiLocale ?? null,
       created_at: pending.createdAt,
       expires_at: pending.expiresAt,
     })

@@ -8,6 +8,7 @@ import { identifyPublicClient } from './client-identification.js'
 import { authorizationCodeGrant } from './grant-types/authorization-code.js'
 import type { GrantType, TokenServices } from './grant-types/grant-type.js'
 import { deviceCodeGrant } from './grant-types/device-code.js'
+import { traceRequest } from '../tracing/request-span.js'
 import { refreshTokenGrant } from './grant-types/refresh-token.js'
 
 const GRANTS = new Map<string, GrantType>(
@@ -40,10 +41,12 @@ export function tokenRoutes(services: TokenServices, config: Pick<Config, 'issue
       const params = identifyPublicClient(request.headers.authorization, readTokenParameters(request.body))
       await cors.assertOriginOf(request, params.client_id)
       const grant = grantFor(params)
+      traceRequest(request, { 'linkauth.grant_type': grant.grantType })
       // A bad proof is refused before the grant is touched: the code or refresh token stays usable.
       const dpopJkt = await services.dpop.tokenRequestKey(request.headers.dpop)
       const answer = await grant.handle(params, services, { dpopJkt, from: request })
       services.metrics.tokensIssued.inc({ grant_type: grant.grantType })
+      traceRequest(request, { 'linkauth.outcome': 'success' })
       return answer
     })
   }

@@ -10,9 +10,12 @@ import {
 } from '../errors.js'
 import type { AllowedMethods } from './allowed-methods.js'
 import { errorStyleOf, trackAddressErrorStyles } from './error-style.js'
+import { withBrand } from './brand.js'
+import { uiOf } from './i18n/language.routes.js'
 import { errorPage } from './layout.js'
 import { rateLimitedPage } from './pages/rate-limited.page.js'
 import { setNoStore } from './no-store.js'
+import { traceRequest } from '../tracing/request-span.js'
 
 const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
   401: 'invalid_client',
@@ -22,11 +25,17 @@ const OAUTH_CODE_FOR_STATUS: Record<number, OAuthErrorCode> = {
 
 /**
  * Turns any thrown error into the answer its route group promises (answerErrorsAs; for a request no
- * route took, the group owning its address); never a stack trace, never a 500 for bad input.
+ * route took, the group owning its address); never a stack trace, never a 500 for bad input. A page
+ * shows the listener's brand: the error may come before the handler that would have set it.
  */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return withBrand(request.server.brand, () => answerError(error, request, reply))
+}
+
+function answerError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const style = errorStyleOf(request)
   const { status, oauth, problem } = classify(error)
+  traceRequest(request, { 'linkauth.outcome': oauth.code })
   if (status >= 500) request.log.error({ err: error }, logMessage(error, status))
   if (status === 503) reply.header('retry-after', '5')
   if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds))
@@ -41,28 +50,20 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (style === 'problem') {
     return reply.type('application/problem+json; charset=utf-8').send(problem.toJSON())
   }
+  const ui = uiOf(request)
   if (error instanceof RateLimitedError) {
     return reply
       .header('cache-control', 'no-store')
       .type('text/html; charset=utf-8')
-      .send(rateLimitedPage(error.retryAfterSeconds))
+      .send(rateLimitedPage(ui, error.retryAfterSeconds))
   }
+  const t = ui.t
   return reply.type('text/html; charset=utf-8').send(
-    errorPage({
-      title:
-        status === 404
-          ? 'Page not found'
-          : status >= 500
-            ? 'Something went wrong on our side'
-            : 'This request cannot be completed',
-      message: status === 404 ? 'There is no page at this address.' : problem.detail,
+    errorPage(ui, {
+      title: status === 404 ? t.notFoundTitle : status >= 500 ? t.serverErrorTitle : t.requestErrorTitle,
+      ...(status === 404 ? { message: t.notFoundMessage } : { detail: problem.detail }),
       code: error instanceof OAuthError ? oauth.code : undefined,
-      advice:
-        status >= 500
-          ? 'Please try again in a moment. If it keeps happening, try again later.'
-          : status === 404
-            ? 'Check the address, or go back to the application you came from.'
-            : 'Go back to the application you came from and start again. If this keeps happening, contact its developer.',
+      advice: status >= 500 ? t.serverErrorAdvice : status === 404 ? t.notFoundAdvice : t.requestErrorAdvice,
     }),
   )
 }

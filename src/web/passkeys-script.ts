@@ -73,6 +73,16 @@ export const PASSKEYS_SCRIPT = `'use strict';
     alert.hidden = !message;
   }
 
+  // The page writes its messages in its own language on the alert (data-message-create, -get).
+  function message(form, kind) {
+    var alert = form.querySelector('[data-passkey-alert]');
+    var text = alert && alert.getAttribute('data-message-' + kind);
+    if (text) return text;
+    return kind === 'create'
+      ? 'No passkey was saved. Try again, or use another device.'
+      : 'Signing in with a passkey did not work. Try again, or use your password.';
+  }
+
   function options(form) {
     var token = form.querySelector('input[name=csrf_token]');
     var reset = form.querySelector('input[name=token]');
@@ -112,9 +122,7 @@ export const PASSKEYS_SCRIPT = `'use strict';
       .catch(function (err) {
         // Autofill (conditional mediation) was never asked for by the user: its failures stay silent.
         if (controller.signal.aborted || conditional) return;
-        say(form, create
-          ? 'No passkey was saved. Try again, or use another device.'
-          : 'Signing in with a passkey did not work. Try again, or use your password.');
+        say(form, message(form, create ? 'create' : 'get'));
       });
   }
 

@@ -35,7 +35,7 @@ p { margin: 0 0 1rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 0.875em; }
 label { display: block; font-weight: 600; margin: 0 0 0.25rem; }
 input[type=checkbox] { width: 1.125rem; height: 1.125rem; margin: 0; vertical-align: -0.1875rem; }
-input[type=checkbox] + label { display: inline; margin: 0 0 0 0.5rem; }
+input[type=checkbox] + label { display: inline; margin: 0; margin-inline-start: 0.5rem; }
 input[type=email], input[type=password], input[type=text] { width: 100%; min-height: 2.75rem;
   padding: 0.625rem 0.75rem; font: inherit; color: var(--text); background: var(--bg);
   border: 1px solid var(--border); border-radius: 0.5rem; margin: 0 0 1rem; }
@@ -64,9 +64,9 @@ h1 .app-title { display: block; font-size: 1.5rem; font-weight: 800; }
 h1 .app-title .app-name { display: inline; }
 .consent h1 { font-size: 1.125rem; font-weight: 600; }
 ul.scopes { list-style: none; padding: 0; margin: 0 0 1.25rem; border: 1px solid var(--border); border-radius: 0.5rem; }
-ul.scopes li { position: relative; padding: 0.75rem 1rem 0.75rem 2.5rem; }
+ul.scopes li { position: relative; padding-block: 0.75rem; padding-inline: 2.5rem 1rem; }
 ul.scopes li + li { border-top: 1px solid var(--border); }
-ul.scopes li::before { content: "✓"; position: absolute; left: 1rem; top: 0.75rem; color: var(--ok); font-weight: 800; }
+ul.scopes li::before { content: "✓"; position: absolute; inset-inline-start: 1rem; top: 0.75rem; color: var(--ok); font-weight: 800; }
 ul.scopes code { display: block; color: var(--muted); font-size: 0.8125rem; }
 ul.connected-apps { list-style: none; padding: 0; margin: 0; }
 li.connected-app { border-top: 1px solid var(--border); padding: 1rem 0 0; margin: 1rem 0 0; }
@@ -110,7 +110,7 @@ li.passkey dd { margin: 0; }
 .passkey-choice button { width: 100%; }
 .client-host { font-weight: 600; overflow-wrap: anywhere; }
 h1 .client-host { display: block; font-size: 1rem; color: var(--muted); }
-.standing { display: flex; gap: 0.75rem; align-items: flex-start; border: 1px solid; border-left-width: 6px;
+.standing { display: flex; gap: 0.75rem; align-items: flex-start; border: 1px solid; border-inline-start-width: 6px;
   border-radius: 0.5rem; padding: 0.75rem 1rem; margin: 0 0 1.25rem; }
 .standing p { margin: 0; }
 .standing-icon { flex: none; display: flex; align-items: center; justify-content: center; width: 1.75rem;
@@ -121,7 +121,7 @@ h1 .client-host { display: block; font-size: 1rem; color: var(--muted); }
 .standing-vouched .standing-icon { background: var(--primary); color: var(--primary-text); }
 .standing-unverified { border-color: var(--warn-border); background: var(--warn-bg); color: var(--warn); }
 .standing-unverified .standing-icon { background: var(--warn); color: var(--warn-bg); }
-.standing.compact { display: inline-flex; align-items: center; padding: 0.25rem 0.625rem; margin: 0 0 0.5rem; border-left-width: 4px; }
+.standing.compact { display: inline-flex; align-items: center; padding: 0.25rem 0.625rem; margin: 0 0 0.5rem; border-inline-start-width: 4px; }
 .standing.compact .standing-icon { width: 1.25rem; height: 1.25rem; font-size: 0.8125rem; }
 .standing-tag { display: inline-block; border: 1px solid; border-radius: 999px; padding: 0 0.5rem; font-size: 0.8125rem; font-weight: 600; }
 .standing-tag-vouched { border-color: var(--primary); background: var(--accent-bg); }
@@ -133,7 +133,12 @@ input.user-code { font-family: ui-monospace, monospace; font-size: 1.25rem; lett
 .confirm-own { display: flex; gap: 0.5rem; align-items: flex-start; margin: 1rem 0 0; }
 .confirm-own input { width: 1.25rem; height: 1.25rem; margin: 0.15rem 0 0; flex: none; }
 .confirm-own label { display: inline; margin: 0; }
-ul.account-history { padding-left: 1.25rem; margin: 0; }
+ul.account-history { padding-inline-start: 1.25rem; margin: 0; }
+footer.site { max-width: 40rem; margin: 0 auto 2rem; padding: 0 1rem; }
+ul.languages { list-style: none; display: flex; flex-wrap: wrap; justify-content: center; gap: 0.25rem 0.75rem;
+  padding: 0; margin: 0; font-size: 0.875rem; }
+ul.languages a { display: inline-block; padding: 0.25rem 0.5rem; min-height: 2rem; color: var(--muted); }
+ul.languages a[aria-current] { color: var(--text); font-weight: 700; text-decoration: none; }
 ul.account-history li + li { margin-top: 0.5rem; }
 @media (max-width: 30rem) { main { margin: 1rem auto; } .card { padding: 1.25rem; }
   .account-nav a { padding: 0.5rem 0.5rem; }

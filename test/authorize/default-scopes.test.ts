@@ -1,11 +1,12 @@
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminHeaders, buildTestApp, GENEROUS_LIMITS, type TestApp } from '../helpers/app.js'
-import { Browser, CHALLENGE, locationParams, VERIFIER } from '../helpers/browser.js'
+import { Browser, locationParams, VERIFIER } from '../helpers/browser.js'
 import { clientDocument, type DocumentServer, startDocumentServer } from '../helpers/document-server.js'
 import { tokenRequest } from '../helpers/fixtures.js'
 import { LINKS_API, registerApi, SHOP_API } from '../helpers/resource-apis.js'
 import { allow, appWithUser, authorizeAndSignIn } from '../registration/setup.js'
+import { consentScopes, REDIRECT, register, request } from './default-scopes-setup.js'
 
 /**
  * Issue 38 §2 and §3: a request without `scope` gets the client's default scopes (RFC 6749 §3.3):
@@ -15,7 +16,6 @@ import { allow, appWithUser, authorizeAndSignIn } from '../registration/setup.js
  * not its ceiling: it steps up within the policy without registering again.
  */
 
-const REDIRECT = 'https://agent.example/callback'
 let server: DocumentServer
 let t: TestApp
 let email: string
@@ -29,24 +29,6 @@ afterAll(async () => {
   await t.close()
   await server.close()
 })
-
-/** An authorization request of `clientId`; `scope` only when given. */
-const request = (clientId: string, extra: Record<string, string> = {}) => ({
-  response_type: 'code',
-  client_id: clientId,
-  redirect_uri: REDIRECT,
-  state: 'st',
-  code_challenge: CHALLENGE,
-  code_challenge_method: 'S256',
-  ...extra,
-})
-
-/** The scopes the consent page lists, as their codes. */
-function consentScopes(page: LightMyRequestResponse): string[] {
-  expect(page.statusCode, page.body.slice(0, 300)).toBe(200)
-  const list = /<ul class="scopes"[^>]*>([\s\S]*?)<\/ul>/.exec(page.body)![1]!
-  return [...list.matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1]!)
-}
 
 /** Consent shown, allowed, code exchanged: the token answer's scope. */
 async function allowAndExchange(
@@ -75,16 +57,6 @@ async function operatorClient(body: Record<string, unknown>) {
     payload: { name: 'Operator App', redirect_uris: [REDIRECT], ...body },
   })
   return res
-}
-
-async function register(app: TestApp, body: Record<string, unknown>) {
-  const res = await app.app.inject({
-    method: 'POST',
-    url: '/api/oauth/register',
-    payload: { client_name: 'Agent', redirect_uris: [REDIRECT], ...body },
-  })
-  expect(res.statusCode, res.body).toBe(201)
-  return res.json() as { client_id: string; scope: string; registration_access_token: string }
 }
 
 let published = 0

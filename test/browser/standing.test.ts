@@ -18,7 +18,7 @@ import { s256Challenge } from '../../src/lib/pkce.js'
 /**
  * Issue 37: each standing (verified, vouched for by its host, unverified) as a person meets it on
  * the sign-in page, the consent page, the one-click Continue page (the callback is on loopback, so a
- * remembered consent is confirmed, RFC 8252 §8.6) and /account/apps, at a phone's width and a
+ * remembered consent is confirmed, RFC 8252 §8.6), /account/apps and /account/activity, at a phone's width and a
  * desktop's: the host beside the name for the apps the operator does not stand behind, the standing
  * in a box of its own; axe clean. Screenshots in test-results/standing-*.png.
  */
@@ -76,7 +76,7 @@ describe.skipIf(!BROWSER_AVAILABLE)('an app’s standing on every page', () => {
   for (const standing of ['verified', 'vouched', 'unverified'] as const) {
     for (const width of [390, 1280]) {
       it(
-        `${standing} at ${width} px: sign-in, consent, Continue and account apps`,
+        `${standing} at ${width} px: sign-in, consent, Continue, account apps and activity`,
         async () => {
           const app = clients[standing]
           const email = `standing-${standing}-${width}-${Math.random().toString(36).slice(2, 8)}@example.com`
@@ -129,6 +129,16 @@ describe.skipIf(!BROWSER_AVAILABLE)('an app’s standing on every page', () => {
           // Codes were issued, never exchanged: it holds no token.
           expect(await entry.locator('.app-state').textContent()).toContain('Signed out')
           await shot('account-apps')
+
+          // The activity page names the app the same way: its host and standing unless verified.
+          await page.goto(`${world.base}/account/activity`)
+          const allowed = page.locator('li', { hasText: `You allowed ${app.name}` }).first()
+          await allowed.waitFor()
+          if (app.host) {
+            expect(await allowed.locator('.client-host').textContent()).toBe(`(${app.host})`)
+            expect(await allowed.locator(`.standing-tag-${standing}`).count()).toBe(1)
+          } else expect(await allowed.locator('.client-host, .standing-tag').count()).toBe(0)
+          await shot('activity')
           await context.close()
         },
         BROWSER_TEST_TIMEOUT,

@@ -282,7 +282,7 @@ describe('linkauth CLI against a live admin API', () => {
   })
 
   it('exits 2 on wrong usage and 0 on --help', async () => {
-    expect((await cli(['clients', 'create', '--name', 'X'])).code).toBe(2)
+    expect((await cli(['clients', 'create', '--redirect-uri', 'https://x.example/cb'])).code).toBe(2) // no --name
     expect((await cli(['clients', 'create', '--bogus'])).code).toBe(2)
     expect((await cli(['clients', 'show'])).code).toBe(2)
     expect((await cli(['frobnicate'])).code).toBe(2)

@@ -23,6 +23,7 @@ const pages = [
   'bench/README.md',
   'examples/links-api/README.md',
   'examples/commerce-api/README.md',
+  'examples/links-cli/README.md',
   ...readdirSync('docs')
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),

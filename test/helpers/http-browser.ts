@@ -5,6 +5,11 @@ export class HttpBrowser {
   private readonly jar = new CookieJar()
   constructor(private readonly base: string) {}
 
+  /** The Cookie header it sends now (its session's values). */
+  cookieHeader(): string {
+    return this.jar.header()
+  }
+
   async request(path: string, init: { method?: string; form?: Record<string, string> } = {}) {
     const res = await fetch(new URL(path, this.base), {
       method: init.method ?? 'GET',

@@ -11,9 +11,9 @@ export interface ServerProcess {
 
 const started: ChildProcess[] = []
 
-/** Runs `node --import tsx <script>` with only PATH, HOME and `env` in its environment. */
-export function startScript(script: string, env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+/** Runs `node --import tsx <script> [args]` with only PATH, HOME and `env` in its environment. */
+export function startScript(script: string, env: Record<string, string>, args: string[] = []): ServerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -48,6 +48,8 @@ const HTML_ROUTES = new Set([
   'POST /device',
   'GET /device/confirm',
   'POST /device/confirm',
+  // The language menu (issue 40): sets the language cookie and goes back to the page.
+  'GET /language',
 ])
 
 /** Documented, built on other branches; their checks run once they are merged. */

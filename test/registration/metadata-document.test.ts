@@ -13,6 +13,7 @@ import { clientDocument, type DocumentServer, startDocumentServer } from '../hel
 import { tokenRequest } from '../helpers/fixtures.js'
 import { createResourceServer, introspect, type ResourceServerCredentials } from '../helpers/tokens.js'
 import { allow, appWithUser, authorizeAndSignIn } from './setup.js'
+import { clientAuditDetails } from '../helpers/audit.js'
 
 /**
  * Issue 27 §1: an https client_id URL names a Client ID Metadata Document, which the server fetches
@@ -132,6 +133,9 @@ describe('a metadata-document client', () => {
     })
     const types = audit.json<{ events: { type: string }[] }>().events.map((e) => e.type)
     expect(types).toEqual(expect.arrayContaining(['client.first_seen', 'consent.granted', 'grant.revoked']))
+    // The first sight names the app's standing, as the other audit entries about an app do.
+    const firstSeen = await clientAuditDetails(t.database.db, id, 'client.first_seen')
+    expect(firstSeen).toEqual([expect.objectContaining({ name: 'Agent Smith', standing: 'vouched' })])
   })
 
   it('refuses an unregistered redirect_uri and an unknown port on https with an error page', async () => {
@@ -330,14 +334,9 @@ describe('the operator blocks a client_id URL', () => {
     expect(res.statusCode).toBe(400)
     expect(res.body).toContain('The operator has blocked this application.')
 
-    const audit = await t.database.db
-      .selectFrom('audit_events')
-      .select('details')
-      .where('client_id', '=', id)
-      .where('event_type', '=', 'client.blocked')
-      .execute()
+    const audit = await clientAuditDetails(t.database.db, id, 'client.blocked')
     expect(audit).toHaveLength(1)
-    expect(audit[0]!.details).toMatchObject({ reason: 'phishing', grants_revoked: 1 })
+    expect(audit[0]).toMatchObject({ reason: 'phishing', grants_revoked: 1 })
   })
 
   it('blocks a client_id URL never seen; refuses a malformed one', async () => {

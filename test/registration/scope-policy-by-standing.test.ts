@@ -68,6 +68,41 @@ describe('scopePolicyFor', () => {
     expect(scopePolicyFor(none, 'metadata_document').maximum).toEqual(ALL_SCOPES)
   })
 
+  it('gives each kind its own default scopes, with no fall-back from one to the other', () => {
+    const both = config({
+      CLIENT_METADATA_SCOPES: 'links:read links:write',
+      CLIENT_METADATA_DEFAULT_SCOPES: 'links:read',
+      DYNAMIC_REGISTRATION_DEFAULT_SCOPES: 'links:write',
+    })
+    expect(scopePolicyFor(both, 'metadata_document').defaults).toEqual(['links:read'])
+    expect(scopePolicyFor(both, 'dynamic').defaults).toEqual(['links:write'])
+    const one = config({ CLIENT_METADATA_DEFAULT_SCOPES: 'links:read' })
+    expect(scopePolicyFor(one, 'dynamic').defaults).toBeUndefined()
+  })
+
+  it('refuses at start a default scope outside its kind’s maximum, naming both variables', () => {
+    expect(() =>
+      config({ CLIENT_METADATA_SCOPES: 'links:read', CLIENT_METADATA_DEFAULT_SCOPES: 'links:write' }),
+    ).toThrow(
+      /^CLIENT_METADATA_DEFAULT_SCOPES: expected scopes within CLIENT_METADATA_SCOPES \(links:read\), got "links:write"$/,
+    )
+    expect(() =>
+      config({
+        DYNAMIC_REGISTRATION_SCOPES: 'links:read',
+        DYNAMIC_REGISTRATION_DEFAULT_SCOPES: 'links:write',
+      }),
+    ).toThrow(/^DYNAMIC_REGISTRATION_DEFAULT_SCOPES: expected scopes within DYNAMIC_REGISTRATION_SCOPES/)
+    // Unset, the dynamic maximum is CLIENT_METADATA_SCOPES: the message names the one that applies.
+    expect(() =>
+      config({ CLIENT_METADATA_SCOPES: 'links:read', DYNAMIC_REGISTRATION_DEFAULT_SCOPES: 'products:sync' }),
+    ).toThrow(
+      /^DYNAMIC_REGISTRATION_DEFAULT_SCOPES: expected scopes within CLIENT_METADATA_SCOPES \(links:read\)/,
+    )
+    expect(() => config({ DYNAMIC_REGISTRATION_DEFAULT_SCOPES: 'links:read admin' })).toThrow(
+      /^DYNAMIC_REGISTRATION_DEFAULT_SCOPES: expected known scopes, got "admin"/,
+    )
+  })
+
   it('refuses an unknown scope in DYNAMIC_REGISTRATION_SCOPES, naming the variable', () => {
     expect(() => config({ DYNAMIC_REGISTRATION_SCOPES: 'links:read admin:everything' })).toThrow(
       /^DYNAMIC_REGISTRATION_SCOPES: expected known scopes, got "admin:everything"/,

@@ -238,6 +238,11 @@ describe('/account/apps tells whether the app holds a live token', () => {
     const signedOutPage = await browser.get('/account/apps')
     expect(signedOutPage.body).toContain('Signed out: it holds no access now')
     expect(signedOutPage.body).not.toContain('Connected: it can use your account now.')
+    // The activity page names it with its host and its standing too.
+    const activity = (await browser.get('/account/activity')).body
+    expect(activity).toMatch(
+      /You allowed <strong>Sign-out Tester<\/strong> <span class="client-host">\(phish\.example\)<\/span>\s*<span class="standing-tag standing-tag-unverified">Unverified<\/span>/,
+    )
 
     // Tokens again; once every one of them has expired, it is signed out too.
     // Consented before, an https redirect URI: the code comes at once, no page.

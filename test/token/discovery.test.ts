@@ -43,6 +43,7 @@ describe('GET /.well-known/oauth-authorization-server', () => {
       ],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
+      ui_locales_supported: ['en', 'de', 'fr', 'es', 'ja', 'ar'],
       revocation_endpoint_auth_methods_supported: ['none'],
       introspection_endpoint_auth_methods_supported: ['client_secret_basic'],
       authorization_response_iss_parameter_supported: true,

@@ -69,7 +69,7 @@ describe('import rules', () => {
   })
 
   it('lets only the composition roots import services.ts', () => {
-    const roots = new Set(['src/app.ts', 'src/admin-app.ts', 'src/main.ts'])
+    const roots = new Set(['src/app.ts', 'src/admin-app.ts', 'src/serve.ts'])
     const reaching = [...graph].flatMap(([file, targets]) =>
       targets.includes('src/services.ts') && !roots.has(file) ? [`${file} → src/services.ts`] : [],
     )

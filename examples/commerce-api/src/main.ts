@@ -1,20 +1,4 @@
-import { runService } from '../../shared/service.js'
-import { buildCommerceApp } from './app.js'
-import { CommerceConfigError, loadCommerceConfig } from './config.js'
-import { connectCommerceDatabase, migrateCommerceDatabase } from './db/connect.js'
+import { runTracedService } from '../../shared/traced-service.js'
 
-/** `npm run commerce-api`: the only place that reads the environment and listens. */
-await runService({
-  name: 'commerce-api',
-  title: 'commerce API',
-  loadConfig: loadCommerceConfig,
-  isConfigError: (err) => err instanceof CommerceConfigError,
-  connect: (config) =>
-    connectCommerceDatabase({
-      url: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: config.databasePoolSize,
-    }),
-  migrate: migrateCommerceDatabase,
-  build: buildCommerceApp,
-})
+/** `npm run commerce-api`: tracing first when the OTEL_* variables ask for it, then the commerce API. */
+await runTracedService('commerce-api', async () => (await import('./service.js')).service)

@@ -98,7 +98,8 @@ export async function buildLinksApp(deps: LinksAppDeps): Promise<FastifyInstance
     )
   const imports = createImportService({
     db: deps.db,
-    clock: deps.clock ?? { now: () => new Date() },
+    clock,
+    leash,
     publicUrl: deps.config.publicUrl,
     settings: { ...DEFAULT_IMPORT_SETTINGS, ...deps.config.imports },
     logger: app.log,

@@ -2,9 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { describe, expect, it } from 'vitest'
 import { apiCall } from '../../../test/helpers/api-call.js'
-import { createParty, exchangeCode, type Party } from '../../../test/helpers/fixtures.js'
+import { createParty, type Party } from '../../../test/helpers/fixtures.js'
 import { upsertGrant } from '../../../src/grants/grant.repository.js'
 import type { AppLimits } from '../../shared/app-leash.js'
+import { partyOfKind, tokenOf } from './leash-parties.js'
 import { linksBase, mcpUrl, t, useMcpServices } from './mcp-services.js'
 
 /**
@@ -21,29 +22,12 @@ let now = new Date('2026-03-01T12:10:00Z')
 useMcpServices({ appLimits: LIMITS, clock: { now: () => now } })
 const base = () => linksBase
 
-type Kind = 'registered' | 'metadata_document' | 'dynamic'
-
-/** A person and an application of this kind (the operator's override, if given), holding a grant. */
-async function partyOfKind(kind: Kind, override: 'verified' | 'unverified' | null = null): Promise<Party> {
-  const party = await createParty(t)
-  await t.database.db
-    .updateTable('clients')
-    .set({ kind, standing_override: override })
-    .where('id', '=', party.client.id)
-    .execute()
-  return party
-}
-
 /** The same application as `party`, for another person (`userId`), with a grant. */
 async function sameAppFor(userId: string, party: Party): Promise<Party> {
   const scopes = ['links:read', 'links:write']
   const grant = await upsertGrant(t.database.db, { userId, clientId: party.client.id, scopes }, t.clock.now())
   return { userId, client: party.client, grant }
 }
-
-/** An access token for the REST API (or /mcp) from the real token endpoint. */
-const tokenOf = async (party: Party, resource = `${base()}/api`) =>
-  (await exchangeCode(t, party, resource)).access_token
 
 const create = (token: string, body: Record<string, unknown> = { target_url: 'https://example.com/' }) =>
   apiCall(base(), 'POST', '/api/links', token, { json: body })

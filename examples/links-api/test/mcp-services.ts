@@ -40,12 +40,17 @@ export let linksBase: string
 export let mcpUrl: URL
 /** Where agents publish their Client ID Metadata Documents (HTTPS, trusted by linkauth in tests). */
 export let documents: DocumentServer
+/** The MCP endpoint's registration at linkauth (its introspection credentials). */
+export let mcpCredentials: { id: string; secret: string }
 
 /**
  * Starts the services for the calling test file (beforeAll), and stops them after it (afterAll);
- * `links` adds to the links API's deps (the leash's limits, its clock).
+ * `links` adds to the links API's deps (the leash's limits, its clock) and sets how the MCP endpoint
+ * verifies tokens (locally by default).
  */
-export function useMcpServices(links: { appLimits?: AppLimits; clock?: { now(): Date } } = {}) {
+export function useMcpServices(
+  links: { appLimits?: AppLimits; clock?: { now(): Date }; verification?: 'local' | 'introspection' } = {},
+) {
   beforeAll(async () => {
     documents = await startDocumentServer()
     ;({ t } = await listenTestApp({
@@ -58,6 +63,7 @@ export function useMcpServices(links: { appLimits?: AppLimits; clock?: { now(): 
     const scopes = ['links:read', 'links:write']
     const rest = await registerApi(t, { name: 'Links API', resource: `${linksBase}/api`, scopes })
     const mcp = await registerApi(t, { name: 'Links for AI agents', resource: mcpUrl.href, scopes })
+    mcpCredentials = mcp
     const logger = captureLogger().logger
     restVerifier = await createResourceVerifier({
       issuer,
@@ -65,7 +71,13 @@ export function useMcpServices(links: { appLimits?: AppLimits; clock?: { now(): 
       credentials: rest,
       logger,
     })
-    mcpVerifier = await createResourceVerifier({ issuer, resource: mcpUrl.href, credentials: mcp, logger })
+    mcpVerifier = await createResourceVerifier({
+      issuer,
+      resource: mcpUrl.href,
+      credentials: mcp,
+      logger,
+      ...(links.verification ? { mode: links.verification } : {}),
+    })
     linksDb = await createLinksTestDatabase(t.database)
     linksApp = await buildLinksApp({
       config: { publicUrl: linksBase, ...(links.appLimits ? { appLimits: links.appLimits } : {}) },
@@ -162,20 +174,21 @@ export async function appToken(resource: string, dpop?: string, scope = 'links:r
   const query = new URLSearchParams({ ...s.params, scope, code_challenge: CHALLENGE, resource })
   const browser = new HttpBrowser(issuer)
   const callback = await browser.signInAndAllow(`/oauth/authorize?${query}`, s.email, PASSWORD)
+  const code = callback.searchParams.get('code')!
   const exchange = await fetch(`${issuer}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...(dpop ? { dpop } : {}) },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
-      code: callback.searchParams.get('code')!,
+      code,
       code_verifier: VERIFIER,
       client_id: s.client.id,
       redirect_uri: REDIRECT_URI,
       resource,
     }),
   })
-  const body = (await exchange.json()) as { access_token: string; token_type: string }
-  return { ...body, browser, clientId: s.client.id }
+  const body = (await exchange.json()) as { access_token: string; refresh_token: string; token_type: string }
+  return { ...body, code, browser, clientId: s.client.id }
 }
 
 /** A raw POST to /mcp, for what the SDK client never sends. */

@@ -11,6 +11,7 @@ import type { DpopService } from '../dpop.service.js'
 import type { DeviceAuthorizationService } from '../device-authorization.service.js'
 import type { Metrics } from '../../metrics/metrics.js'
 import type { RefreshTokenService } from '../../grants/refresh-token.service.js'
+import { traceRequest } from '../../tracing/request-span.js'
 import type { ResourceServerService } from '../../resource-servers/resource-server.service.js'
 
 /** What the token endpoint and its grant types use, handed in by the composition root (DESIGN §2). */
@@ -84,6 +85,7 @@ export async function tokenResponse(
       await services.refreshTokens.revokeRefreshTokenFamily(issued.refreshToken, issued.clientId)
       throw err
     })
+  if (context.from) traceRequest(context.from, { 'linkauth.client.standing': issued.clientStanding })
   const access = services.accessTokens.issueAccessToken({
     userId: issued.userId,
     clientId: issued.clientId,

@@ -1,13 +1,14 @@
 import { html, type SafeHtml } from '../html.js'
+import type { Messages, Ui } from '../i18n/catalogue.js'
 import { page } from '../layout.js'
 
 export type AccountSection = 'apps' | 'passkeys' | 'password' | 'activity'
 
-const SECTIONS: readonly { key: AccountSection; href: string; label: string }[] = [
-  { key: 'apps', href: '/account/apps', label: 'Connected apps' },
-  { key: 'passkeys', href: '/account/passkeys', label: 'Passkeys' },
-  { key: 'password', href: '/account/password', label: 'Password' },
-  { key: 'activity', href: '/account/activity', label: 'Recent activity' },
+const SECTIONS: readonly { key: AccountSection; href: string; label: keyof Messages }[] = [
+  { key: 'apps', href: '/account/apps', label: 'navApps' },
+  { key: 'passkeys', href: '/account/passkeys', label: 'navPasskeys' },
+  { key: 'password', href: '/account/password', label: 'navPassword' },
+  { key: 'activity', href: '/account/activity', label: 'navActivity' },
 ]
 
 export interface AccountFrame {
@@ -17,12 +18,8 @@ export interface AccountFrame {
   logoutCsrfToken: string
   /** Whether the Passkeys section exists on this server (PASSKEYS). */
   passkeys: boolean
-}
-
-/** A moment in UTC, readable and unambiguous, inside <time> for machines. */
-export function when(date: Date) {
-  const iso = date.toISOString()
-  return html`<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`
+  /** The page's language. */
+  ui: Ui
 }
 
 /**
@@ -35,26 +32,28 @@ export function accountPage(
   body: SafeHtml,
   options: { script?: boolean } = {},
 ): string {
+  const t = frame.ui.t
   const sections = SECTIONS.filter((s) => s.key !== 'passkeys' || frame.passkeys)
   return page(
+    frame.ui,
     title,
     html`<div class="account">
-      <nav class="account-nav" aria-label="Your account">
+      <nav class="account-nav" aria-label="${t.yourAccount}">
         <ul>
           ${sections.map(
             (s) =>
               html`<li>
-                <a href="${s.href}"${s.key === frame.section ? html` aria-current="page"` : ''}>${s.label}</a>
+                <a href="${s.href}"${s.key === frame.section ? html` aria-current="page"` : ''}>${t[s.label] as string}</a>
               </li>`,
           )}
         </ul>
       </nav>
       ${body}
       <div class="account-bar">
-        <p class="muted small">Signed in as <strong>${frame.email}</strong></p>
+        <p class="muted small">${t.signedInAs(frame.email)}</p>
         <form method="post" action="/logout">
           <input type="hidden" name="csrf_token" value="${frame.logoutCsrfToken}" />
-          <button type="submit" class="small">Sign out</button>
+          <button type="submit" class="small">${t.signOut}</button>
         </form>
       </div>
     </div>`,

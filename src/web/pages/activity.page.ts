@@ -1,45 +1,47 @@
 import type { AccountEvent } from '../../accounts/connected-apps.service.js'
 import { html } from '../html.js'
-import { type AccountFrame, accountPage, when } from './account-layout.js'
-import { STANDING_LABELS } from '../../clients/standing.js'
-
-const REVOKE_REASONS: Record<string, string> = {
-  user_revoked: 'you revoked its access',
-  client_disabled: 'the service disabled the application',
-  operator_revoked: 'the service revoked its access',
-}
+import { bidi, type Ui } from '../i18n/catalogue.js'
+import { when } from '../i18n/format.js'
+import { type AccountFrame, accountPage } from './account-layout.js'
+import { hostOf } from './app-standing.js'
 
 /** One event of the user's history, in words. */
-function eventText(e: AccountEvent) {
+function eventText(ui: Ui, e: AccountEvent) {
+  const t = ui.t
   const app =
     e.app && e.app.standing !== 'verified'
-      ? html`<strong>${e.app.name}</strong> <span class="client-host">(${e.app.host})</span>
-          <span class="standing-tag standing-tag-${e.app.standing}">${STANDING_LABELS[e.app.standing]}</span>`
-      : html`<strong>${e.appName ?? 'an application'}</strong>`
-  const passkey = html`<strong>${e.name ?? 'a passkey'}</strong>`
+      ? html`<strong>${bidi(ui, e.app.name)}</strong> <span class="client-host">(${bidi(ui, hostOf(ui, e.app))})</span>
+          <span class="standing-tag standing-tag-${e.app.standing}">${t.standingTags[e.app.standing]}</span>`
+      : html`<strong>${e.appName ? bidi(ui, e.appName) : t.anApplication}</strong>`
+  const passkey = html`<strong>${e.name ? bidi(ui, e.name) : t.aPasskey}</strong>`
+  const scopes = e.scopes.length > 0 ? html`<code>${e.scopes.join(' ')}</code>` : ''
+  const reasons: Record<string, string> = t.revokeReasons
   switch (e.type) {
     case 'consent.granted':
-      return html`You allowed ${app}${e.scopes.length > 0 ? html` (<code>${e.scopes.join(' ')}</code>)` : ''}`
+      return t.eventConsentGranted(app, scopes ? html` (${scopes})` : '')
     case 'consent.widened':
-      return html`You allowed ${app} more${e.scopes.length > 0 ? html` (now <code>${e.scopes.join(' ')}</code>)` : ''}`
+      return t.eventConsentWidened(app, scopes)
     case 'grant.revoked':
-      return html`Access for ${app} ended: ${REVOKE_REASONS[e.reason ?? ''] ?? e.reason ?? 'revoked'}`
+      return t.eventGrantRevoked(
+        app,
+        (Object.hasOwn(reasons, e.reason ?? '') ? reasons[e.reason!] : e.reason) ?? t.revokeReasons.other,
+      )
     case 'password.changed':
-      return html`Your password was changed`
+      return t.eventPasswordChanged
     case 'password.reset':
-      return html`Your password was set with a reset link`
+      return t.eventPasswordReset
     case 'passkey.registered':
-      return html`Passkey ${passkey} was added`
+      return t.eventPasskeyRegistered(passkey)
     case 'passkey.renamed':
-      return html`A passkey was renamed to ${passkey}`
+      return t.eventPasskeyRenamed(passkey)
     case 'passkey.removed':
-      return html`Passkey ${passkey} was removed`
+      return t.eventPasskeyRemoved(passkey)
     case 'passkey.reset':
-      return html`A reset link added passkey ${passkey}; every browser was signed out and every application disconnected`
+      return t.eventPasskeyReset(passkey)
     case 'password_sign_in.disabled':
-      return html`Signing in with your password was turned off`
+      return t.eventPasswordSignInOff
     case 'password_sign_in.enabled':
-      return html`Signing in with your password was turned on`
+      return t.eventPasswordSignInOn
     default:
       return html`${e.type}`
   }
@@ -47,16 +49,17 @@ function eventText(e: AccountEvent) {
 
 /** /account/activity: the user's own consents, revocations and sign-in changes, newest first. */
 export function activityPage(frame: AccountFrame, history: readonly AccountEvent[]): string {
+  const ui = frame.ui
   return accountPage(
-    'Recent activity',
+    ui.t.recentActivity,
     frame,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">Recent activity</h1>
+      <h1 id="title">${ui.t.recentActivity}</h1>
       ${
         history.length === 0
-          ? html`<p>Nothing yet.</p>`
+          ? html`<p>${ui.t.nothingYet}</p>`
           : html`<ul class="account-history">
-              ${history.map((e) => html`<li>${when(e.at)} — ${eventText(e)}</li>`)}
+              ${history.map((e) => html`<li>${when(ui.locale, e.at)} — ${eventText(ui, e)}</li>`)}
             </ul>`
       }
     </section>`,

@@ -1,55 +1,55 @@
 import type { ConnectedApp } from '../../accounts/connected-apps.service.js'
 import { html } from '../html.js'
-import { type AccountFrame, accountPage, when } from './account-layout.js'
+import type { Ui } from '../i18n/catalogue.js'
+import { when } from '../i18n/format.js'
+import { type AccountFrame, accountPage } from './account-layout.js'
+import { describeScope } from './consent.page.js'
 import { appAbout } from './app-about.js'
-import { appTitle, standingNotice } from './app-standing.js'
+import { appTitle, hostOf, standingNotice } from './app-standing.js'
 import type { Standing } from '../../clients/standing.js'
 
 /** Whether the app holds a live token now, or signed out with the consent still standing. */
-function appState(app: ConnectedApp) {
+function appState(ui: Ui, app: ConnectedApp) {
   return app.connected
-    ? html`<p class="app-state connected">Connected: it can use your account now.</p>`
-    : html`<p class="app-state signed-out">
-        Signed out: it holds no access now, but it may sign in again without asking you until you revoke
-        it (revoking forgets that you allowed it).
-      </p>`
+    ? html`<p class="app-state connected">${ui.t.appConnected}</p>`
+    : html`<p class="app-state signed-out">${ui.t.appSignedOut}</p>`
 }
 
-function appEntry(app: ConnectedApp, csrfToken: string) {
+function appEntry(ui: Ui, app: ConnectedApp, csrfToken: string) {
+  const t = ui.t
   return html`<li class="connected-app" data-standing="${app.display.standing}">
-    <h2>${appTitle(app.display)}</h2>
-    ${standingNotice(app.display, { compact: true })}
-    ${appState(app)}
+    <h2>${appTitle(ui, app.display)}</h2>
+    ${standingNotice(ui, app.display, { compact: true })}
+    ${appState(ui, app)}
     ${
       app.onAnotherDevice
         ? html`<p class="another-device">
-            Runs on another device: you connected it with a code. Its host:
-            <strong class="client-host">${app.display.host}</strong>.
+            ${t.onAnotherDevice(html`<strong class="client-host">${hostOf(ui, app.display)}</strong>`)}
           </p>`
         : ''
     }
-    ${appAbout(app.name, app.about)}
-    <p>Can:</p>
+    ${appAbout(ui, app.name, app.about)}
+    <p>${t.appCan}</p>
     <ul class="scopes">
-      ${app.scopes.map((s) => html`<li>${s.description} <code>${s.scope}</code></li>`)}
+      ${app.scopes.map((s) => html`<li>${describeScope(ui, s.scope)} <code>${s.scope}</code></li>`)}
     </ul>
     ${
       app.resources.length > 0
-        ? html`<p>Through:</p>
+        ? html`<p>${t.appThrough}</p>
           <ul class="apis">
             ${app.resources.map((r) => html`<li><strong class="api-name">${r.name}</strong> <code>${r.resource}</code></li>`)}
           </ul>`
         : ''
     }
     <dl>
-      <dt>First authorized</dt>
-      <dd>${when(app.authorizedAt)}</dd>
-      <dt>Last used</dt>
-      <dd>${app.lastUsedAt ? when(app.lastUsedAt) : 'never'}</dd>
+      <dt>${t.firstAuthorized}</dt>
+      <dd>${when(ui.locale, app.authorizedAt)}</dd>
+      <dt>${t.lastUsed}</dt>
+      <dd>${app.lastUsedAt ? when(ui.locale, app.lastUsedAt) : t.never}</dd>
     </dl>
     <form method="post" action="/account/apps/${encodeURIComponent(app.clientId)}/revoke">
       <input type="hidden" name="csrf_token" value="${csrfToken}" />
-      <button type="submit" class="danger" aria-label="Revoke ${app.name}">Revoke</button>
+      <button type="submit" class="danger" aria-label="${t.revokeApp(app.name)}">${t.revoke}</button>
     </form>
   </li>`
 }
@@ -62,27 +62,24 @@ export function connectedAppsPage(options: {
   /** The name of an application just disconnected, to confirm it. */
   revokedName?: string | undefined
 }): string {
+  const ui = options.frame.ui
+  const t = ui.t
   return accountPage(
-    'Connected applications',
+    t.connectedAppsTitle,
     options.frame,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">Connected applications</h1>
+      <h1 id="title">${t.connectedAppsTitle}</h1>
       ${
         options.revokedName !== undefined
-          ? html`<p class="notice" role="status">
-              You revoked access for <strong>${options.revokedName}</strong>. It can no longer use your account.
-            </p>`
+          ? html`<p class="notice" role="status">${t.revokedNotice(options.revokedName)}</p>`
           : ''
       }
       ${
         options.apps.length === 0
-          ? html`<p>No application is connected to your account.</p>`
-          : html`<p>
-                These applications have your permission to use your account. Revoking one takes effect at
-                once.
-              </p>
+          ? html`<p>${t.noConnectedApps}</p>`
+          : html`<p>${t.connectedAppsIntro}</p>
               <ul class="connected-apps">
-                ${byStanding(options.apps).map((app) => appEntry(app, options.csrfToken))}
+                ${byStanding(options.apps).map((app) => appEntry(ui, app, options.csrfToken))}
               </ul>`
       }
     </section>`,

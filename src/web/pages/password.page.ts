@@ -1,9 +1,11 @@
 import { html, type SafeHtml } from '../html.js'
+import { inLanguage, type Ui } from '../i18n/catalogue.js'
 import { page } from '../layout.js'
+import { scriptAlert } from './passkey-alert.js'
 import { type AccountFrame, accountPage } from './account-layout.js'
 import { tooManySignInAttempts } from './rate-limited.page.js'
 
-const newPasswordFields = html`<label for="new_password">New password</label>
+const newPasswordFields = (ui: Ui) => html`<label for="new_password">${ui.t.newPassword}</label>
   <input
     id="new_password"
     name="new_password"
@@ -14,8 +16,8 @@ const newPasswordFields = html`<label for="new_password">New password</label>
     maxlength="1024"
     aria-describedby="new_password_hint"
   />
-  <p id="new_password_hint" class="muted small">At least 8 characters.</p>
-  <label for="confirm_password">Repeat the new password</label>
+  <p id="new_password_hint" class="muted small">${ui.t.atLeast8}</p>
+  <label for="confirm_password">${ui.t.repeatNewPassword}</label>
   <input
     id="confirm_password"
     name="confirm_password"
@@ -26,8 +28,9 @@ const newPasswordFields = html`<label for="new_password">New password</label>
     maxlength="1024"
   />`
 
-const alert = (message: string | undefined) =>
-  message === undefined ? '' : html`<p class="alert" role="alert">${message}</p>`
+/** An alert a route wrote in English, in the page's language. */
+const alert = (ui: Ui, message: string | undefined) =>
+  message === undefined ? '' : html`<p class="alert" role="alert">${inLanguage(ui, message)}</p>`
 
 /** /account/password: a signed-in user changes their password (the current one is asked again). */
 export function changePasswordPage(options: {
@@ -38,18 +41,20 @@ export function changePasswordPage(options: {
   /** Passkeys on: whether password sign-in is on, and whether the user has a passkey to turn it off. */
   passwordSignIn?: { on: boolean; hasPasskeys: boolean; notice?: string | undefined } | undefined
 }): string {
+  const ui = options.frame.ui
+  const t = ui.t
   return accountPage(
-    'Change password',
+    t.changePassword,
     options.frame,
-    html`${options.passwordSignIn ? passwordSignInSection(options.passwordSignIn, options.csrfToken) : ''}
+    html`${options.passwordSignIn ? passwordSignInSection(ui, options.passwordSignIn, options.csrfToken) : ''}
     <section class="card" aria-labelledby="title">
-      <h1 id="title">Change your password</h1>
-      ${alert(options.error)}
-      ${alert(options.retryAfterSeconds === undefined ? undefined : tooManySignInAttempts(options.retryAfterSeconds))}
+      <h1 id="title">${t.changeYourPassword}</h1>
+      ${alert(ui, options.error)}
+      ${alert(ui, options.retryAfterSeconds === undefined ? undefined : tooManySignInAttempts(ui, options.retryAfterSeconds))}
       <form method="post" action="/account/password">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         <input type="hidden" name="email" autocomplete="username" value="${options.frame.email}" />
-        <label for="current_password">Current password</label>
+        <label for="current_password">${t.currentPassword}</label>
         <input
           id="current_password"
           name="current_password"
@@ -58,74 +63,69 @@ export function changePasswordPage(options: {
           required
           maxlength="1024"
         />
-        ${newPasswordFields}
+        ${newPasswordFields(ui)}
         <p>
           <input id="disconnect_apps" name="disconnect_apps" type="checkbox" value="yes" />
-          <label for="disconnect_apps">Disconnect all applications</label>
+          <label for="disconnect_apps">${t.disconnectAllApps}</label>
         </p>
-        <p class="muted small">
-          Applications you connected keep working after a password change unless you disconnect them
-          here; do so if someone else may have used your account.
-        </p>
+        <p class="muted small">${t.disconnectExplained}</p>
         <div class="actions">
-          <button type="submit" class="primary">Change password</button>
+          <button type="submit" class="primary">${t.changePassword}</button>
         </div>
       </form>
-      <p class="muted small">Every other browser signed in to your account is signed out.</p>
+      <p class="muted small">${t.othersSignedOut}</p>
     </section>`,
   )
 }
 
 /** Password sign-in on or off (off only with a passkey: the account is then passwordless). */
 function passwordSignInSection(
+  ui: Ui,
   state: { on: boolean; hasPasskeys: boolean; notice?: string | undefined },
   csrfToken: string,
 ) {
+  const t = ui.t
   return html`<section class="card" aria-labelledby="sign-in-title">
-    <h2 id="sign-in-title">Signing in with your password</h2>
-    ${state.notice ? html`<p class="notice" role="status">${state.notice}</p>` : ''}
-    ${
-      state.on
-        ? html`<p>Your password signs you in, as do your passkeys.</p>`
-        : html`<p>Password sign-in is off: only your passkeys sign you in. The password form refuses your account.</p>`
-    }
+    <h2 id="sign-in-title">${t.signingInWithPassword}</h2>
+    ${state.notice ? html`<p class="notice" role="status">${inLanguage(ui, state.notice)}</p>` : ''}
+    ${state.on ? html`<p>${t.passwordSignInIsOn}</p>` : html`<p>${t.passwordSignInIsOff}</p>`}
     ${
       state.on && !state.hasPasskeys
-        ? html`<p class="muted small">
-            To sign in with passkeys only, <a href="/account/passkeys">add a passkey</a> first.
-          </p>`
+        ? html`<p class="muted small">${t.addPasskeyFirst}</p>`
         : html`<form method="post" action="/account/password/sign-in">
             <input type="hidden" name="csrf_token" value="${csrfToken}" />
             <input type="hidden" name="enabled" value="${state.on ? 'false' : 'true'}" />
-            <button type="submit">${state.on ? 'Turn password sign-in off' : 'Turn password sign-in on'}</button>
+            <button type="submit">${state.on ? t.turnPasswordSignInOff : t.turnPasswordSignInOn}</button>
           </form>`
     }
   </section>`
 }
 
 /** The page a one-time reset link opens: set a new password. */
-export function resetPasswordPage(options: {
-  token: string
-  csrfToken: string
-  error?: string | undefined
-}): string {
+export function resetPasswordPage(
+  ui: Ui,
+  options: {
+    token: string
+    csrfToken: string
+    error?: string | undefined
+  },
+): string {
+  const t = ui.t
   return page(
-    'Set a new password',
+    ui,
+    t.setNewPassword,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">Set a new password</h1>
-      ${alert(options.error)}
+      <h1 id="title">${t.setNewPassword}</h1>
+      ${alert(ui, options.error)}
       <form method="post" action="/account/reset-password">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         <input type="hidden" name="token" value="${options.token}" />
-        ${newPasswordFields}
+        ${newPasswordFields(ui)}
         <div class="actions">
-          <button type="submit" class="primary">Set password</button>
+          <button type="submit" class="primary">${t.setPassword}</button>
         </div>
       </form>
-      <p class="muted small">
-        This link works once. Setting a password signs you out everywhere and disconnects every
-        application connected to your account.
-      </p>
+      <p class="muted small">${t.resetLinkWorksOnce}</p>
     </section>`,
   )
 }
@@ -134,18 +134,23 @@ export function resetPasswordPage(options: {
  * The page a reset link opens for a passwordless account: register a new passkey (the account stays
  * passwordless). Our script runs the WebAuthn ceremony and posts its answer in `response`.
  */
-export function resetPasskeyPage(options: {
-  token: string
-  csrfToken: string
-  name?: string | undefined
-  error?: string | undefined
-}): string {
+export function resetPasskeyPage(
+  ui: Ui,
+  options: {
+    token: string
+    csrfToken: string
+    name?: string | undefined
+    error?: string | undefined
+  },
+): string {
+  const t = ui.t
   return page(
-    'Add a new passkey',
+    ui,
+    t.addNewPasskey,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">Add a new passkey</h1>
-      <p>Your account signs in with passkeys only. Add a passkey on this device to get back in.</p>
-      ${alert(options.error)}
+      <h1 id="title">${t.addNewPasskey}</h1>
+      <p>${t.passwordlessReset}</p>
+      ${alert(ui, options.error)}
       <form
         method="post"
         action="/account/reset-password"
@@ -155,37 +160,37 @@ export function resetPasskeyPage(options: {
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         <input type="hidden" name="token" value="${options.token}" />
         <input type="hidden" name="response" value="" />
-        <label for="name">Name of the passkey</label>
+        <label for="name">${t.passkeyNameLabel}</label>
         <input
           id="name"
           name="name"
           type="text"
           required
           maxlength="64"
-          value="${options.name ?? 'Passkey'}"
+          value="${options.name ?? t.defaultResetPasskeyName}"
           aria-describedby="name_hint"
         />
-        <p id="name_hint" class="muted small">So you can tell your passkeys apart, e.g. "Work laptop".</p>
+        <p id="name_hint" class="muted small">${t.resetPasskeyNameHint}</p>
         <div data-passkey-only data-passkey-shown>
-          <p class="alert" role="alert" data-passkey-alert hidden></p>
+          ${scriptAlert(ui)}
           <div class="actions">
-            <button type="submit" class="primary">Add a passkey</button>
+            <button type="submit" class="primary">${t.addPasskey}</button>
           </div>
         </div>
       </form>
-      <p class="muted small">
-        This link works once. Adding the passkey signs you out everywhere and disconnects every
-        application connected to your account. A browser without passkeys cannot use this link:
-        open it on a device that has them.
-      </p>
+      <p class="muted small">${t.resetPasskeyWorksOnce}</p>
     </section>`,
     { script: true },
   )
 }
 
 /** After a change or a reset: what happened, and where to go. */
-export function passwordSetPage(options: { heading: string; message: string; link: SafeHtml }): string {
+export function passwordSetPage(
+  ui: Ui,
+  options: { heading: string; message: string; link: SafeHtml },
+): string {
   return page(
+    ui,
     options.heading,
     html`<section class="card" aria-labelledby="title">
       <h1 id="title">${options.heading}</h1>
@@ -196,13 +201,15 @@ export function passwordSetPage(options: { heading: string; message: string; lin
 }
 
 /** A reset link that is unknown, used or expired. */
-export function resetLinkInvalidPage(): string {
+export function resetLinkInvalidPage(ui: Ui): string {
+  const t = ui.t
   return page(
-    'Link expired',
+    ui,
+    t.linkExpired,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">This link no longer works</h1>
-      <p>Password-reset links work once, for 30 minutes. Ask for a new one.</p>
-      <p><a href="/login">Sign in</a></p>
+      <h1 id="title">${t.linkNoLongerWorks}</h1>
+      <p>${t.resetLinksWorkOnce}</p>
+      <p><a href="/login">${t.signIn}</a></p>
     </section>`,
   )
 }

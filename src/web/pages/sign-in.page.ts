@@ -1,13 +1,16 @@
 import type { AppDisplay } from '../../clients/standing.js'
 import { html } from '../html.js'
+import { bidi, type Ui } from '../i18n/catalogue.js'
+import { en } from '../i18n/en.js'
 import { appTitle, standingNotice } from './app-standing.js'
-import { page, SERVICE_NAME } from '../layout.js'
+import { currentBrand } from '../brand.js'
+import { page } from '../layout.js'
+import { passkeyScriptMessages } from './passkey-alert.js'
 import { tooManySignInAttempts } from './rate-limited.page.js'
 
-export const SIGN_IN_FAILED = 'Email or password is incorrect'
-export const PASSKEY_SIGN_IN_FAILED = 'That passkey did not sign you in. Try again, or use your password.'
-export const PASSKEY_NOT_ON_ACCOUNT =
-  'That passkey is not on any account here (it may have been removed). Use another passkey, or your password.'
+export const SIGN_IN_FAILED = en.signInFailed
+export const PASSKEY_SIGN_IN_FAILED = en.passkeySignInFailed
+export const PASSKEY_NOT_ON_ACCOUNT = en.passkeyNotOnAccount
 
 /** A passkey the server refused because it holds no passkey of that ID: its ID (base64url) and RP ID. */
 export interface UnknownPasskey {
@@ -22,13 +25,16 @@ export interface UnknownPasskey {
  * passkey the server does not hold, the form names it (`data-passkey-unknown`, with the RP ID) and
  * the script tells the browser to forget it where the browser can (signalUnknownCredential).
  */
-function passkeyForm(options: {
-  csrfToken: string
-  requestId?: string | undefined
-  next?: string | undefined
-  autofill: boolean
-  unknownPasskey?: UnknownPasskey | undefined
-}) {
+function passkeyForm(
+  ui: Ui,
+  options: {
+    csrfToken: string
+    requestId?: string | undefined
+    next?: string | undefined
+    autofill: boolean
+    unknownPasskey?: UnknownPasskey | undefined
+  },
+) {
   const unknown = options.unknownPasskey
   return html`<form
     method="post"
@@ -46,54 +52,59 @@ function passkeyForm(options: {
     ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
     <input type="hidden" name="response" value="" />
     <div data-passkey-only data-passkey-shown>
-      <p class="alert" role="alert" data-passkey-alert hidden></p>
-      <button type="submit">Use a passkey</button>
+      <p class="alert" role="alert" data-passkey-alert hidden ${passkeyScriptMessages(ui)}></p>
+      <button type="submit">${ui.t.usePasskey}</button>
     </div>
   </form>`
 }
 
 /** The sign-in form; `requestId` carries a pending authorization through the POST. */
-export function signInPage(options: {
-  csrfToken: string
-  requestId?: string | undefined
-  /** A key of return-path.ts: where to go after signing in (when not continuing a request). */
-  next?: string | undefined
-  /** The application the person signs in for (its name, host and standing). */
-  app?: AppDisplay | undefined
-  email?: string
-  failed?: boolean
-  /** Attempts for this email are held back: say how long to wait (429). */
-  retryAfterSeconds?: number
-  /** Offer passkeys beside the password form (PASSKEYS on). */
-  passkeys?: boolean
-  /** A passkey sign-in was refused. */
-  passkeyFailed?: boolean
-  /** …because the server holds no passkey of that ID (removed, or never registered here). */
-  unknownPasskey?: UnknownPasskey | undefined
-}): string {
-  const passkeyRefusal = options.unknownPasskey ? PASSKEY_NOT_ON_ACCOUNT : PASSKEY_SIGN_IN_FAILED
+export function signInPage(
+  ui: Ui,
+  options: {
+    csrfToken: string
+    requestId?: string | undefined
+    /** A key of return-path.ts: where to go after signing in (when not continuing a request). */
+    next?: string | undefined
+    /** The application the person signs in for (its name, host and standing). */
+    app?: AppDisplay | undefined
+    email?: string
+    failed?: boolean
+    /** Attempts for this email are held back: say how long to wait (429). */
+    retryAfterSeconds?: number
+    /** Offer passkeys beside the password form (PASSKEYS on). */
+    passkeys?: boolean
+    /** A passkey sign-in was refused. */
+    passkeyFailed?: boolean
+    /** …because the server holds no passkey of that ID (removed, or never registered here). */
+    unknownPasskey?: UnknownPasskey | undefined
+  },
+): string {
+  const t = ui.t
+  const passkeyRefusal = options.unknownPasskey ? t.passkeyNotOnAccount : t.passkeySignInFailed
   return page(
-    'Sign in',
+    ui,
+    t.signInTitle,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">Sign in to ${SERVICE_NAME}</h1>
+      <h1 id="title">${t.signInHeading(currentBrand().name)}</h1>
       ${
         options.app
-          ? html`<p>to continue to ${appTitle(options.app, 'strong')}</p>
-              ${standingNotice(options.app)}`
+          ? html`<p>${t.toContinueTo(appTitle(ui, options.app, 'strong'))}</p>
+              ${standingNotice(ui, options.app)}`
           : ''
       }
-      ${options.failed ? html`<p class="alert" role="alert">${SIGN_IN_FAILED}</p>` : ''}
+      ${options.failed ? html`<p class="alert" role="alert">${t.signInFailed}</p>` : ''}
       ${options.passkeyFailed ? html`<p class="alert" role="alert">${passkeyRefusal}</p>` : ''}
       ${
         options.retryAfterSeconds !== undefined
-          ? html`<p class="alert" role="alert">${tooManySignInAttempts(options.retryAfterSeconds)}</p>`
+          ? html`<p class="alert" role="alert">${tooManySignInAttempts(ui, options.retryAfterSeconds)}</p>`
           : ''
       }
       <form method="post" action="/login">
         <input type="hidden" name="csrf_token" value="${options.csrfToken}" />
         ${options.requestId ? html`<input type="hidden" name="request" value="${options.requestId}" />` : ''}
         ${options.next ? html`<input type="hidden" name="next" value="${options.next}" />` : ''}
-        <label for="email">Email</label>
+        <label for="email">${t.email}</label>
         <input
           id="email"
           name="email"
@@ -103,15 +114,15 @@ export function signInPage(options: {
           maxlength="320"
           value="${options.email ?? ''}"
         />
-        <label for="password">Password</label>
+        <label for="password">${t.password}</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <div class="actions">
-          <button type="submit" class="primary">Sign in</button>
+          <button type="submit" class="primary">${t.signIn}</button>
         </div>
       </form>
       ${
         options.passkeys
-          ? passkeyForm({
+          ? passkeyForm(ui, {
               ...options,
               // After a refusal the page does not ask for a passkey by itself again (a browser that
               // answers autofill at once would offer the refused one again, and again): the person
@@ -123,7 +134,7 @@ export function signInPage(options: {
       ${
         options.app
           ? html`<p class="muted small">
-              ${SERVICE_NAME} checks your password; ${options.app.name} never sees it.
+              ${t.neverSeesPassword(currentBrand().name, bidi(ui, options.app.name))}
             </p>`
           : ''
       }
@@ -133,17 +144,19 @@ export function signInPage(options: {
 }
 
 /** /login for someone already signed in, with no request to continue: who they are, and a way out. */
-export function signedInPage(options: { email: string; logoutCsrfToken: string }): string {
+export function signedInPage(ui: Ui, options: { email: string; logoutCsrfToken: string }): string {
+  const t = ui.t
   return page(
-    'Signed in',
+    ui,
+    t.signedInTitle,
     html`<section class="card" aria-labelledby="title">
-      <h1 id="title">You are signed in</h1>
-      <p>Signed in as <strong>${options.email}</strong>.</p>
-      <p class="muted">You can close this page and return to the application you came from.</p>
-      <p><a href="/account/apps">See the applications connected to your account</a></p>
+      <h1 id="title">${t.signedInHeading}</h1>
+      <p>${t.signedInAsSentence(options.email)}</p>
+      <p class="muted">${t.closeThisPage}</p>
+      <p><a href="/account/apps">${t.seeConnectedApps}</a></p>
       <form method="post" action="/logout">
         <input type="hidden" name="csrf_token" value="${options.logoutCsrfToken}" />
-        <button type="submit">Sign out</button>
+        <button type="submit">${t.signOut}</button>
       </form>
     </section>`,
   )

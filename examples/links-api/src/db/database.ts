@@ -45,6 +45,9 @@ export interface ImportJobsTable {
   created_at: ColumnType<Date, Date | undefined, never>
   updated_at: ColumnType<Date, Date | undefined, Date>
   finished_at: Date | null
+  /** The application that started the import, and the hour its rows were counted in (app-leash.ts). */
+  client_id: ColumnType<string | null, string | null | undefined, string | null>
+  leash_window: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface ImportRowsTable {

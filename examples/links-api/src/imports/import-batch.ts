@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely'
 import type { LinksDatabase } from '../db/database.js'
 import { randomSlug } from '../links/slug.js'
+import { giveBack } from '../../../shared/app-leash.js'
 import { takenReason } from './import-problems.js'
 import type { ImportRow } from './import-row.js'
 import type { ImportSettings } from './import-settings.js'
@@ -95,6 +96,14 @@ export async function writeBatch(
       pending = retry.map((p) => ({ ...p, slug: randomSlug() }))
     }
     await insertProblems(trx, job.id, problems)
+    // The leash counted every staged row when the job was queued: those that made no link
+    // (duplicates, conflicts) are given back with the batch.
+    if (job.clientId && job.leashWindow)
+      await giveBack<LinksDatabase>(
+        trx,
+        { ownerId: job.ownerId, clientId: job.clientId, windowStart: job.leashWindow },
+        staged.length - created,
+      )
     const lastLine = staged.at(-1)!.line
     const completed = await completeBatch(
       trx,

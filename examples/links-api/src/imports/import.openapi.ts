@@ -95,6 +95,9 @@ export function importOpenApiPaths() {
             'The file is larger than LINKS_IMPORT_MAX_BYTES or has more rows than LINKS_IMPORT_MAX_ROWS.',
           ),
           '415': problem('The body is not text/csv or JSON Lines.'),
+          '429': problem(
+            'app_limit_reached: each valid row of an import counts as a new link against what this application may still create for this person this hour (by `client_standing`, as POST /api/links): the file has more valid rows than `remaining`, and no job was made. Rows that turn out to be duplicates are given back as the job runs. `retry_after` (also the Retry-After header) and `retry_at` say when the count starts again; a file larger than `limit` must be split. Verified apps are not limited.',
+          ),
           '503': problem('The database is unreachable.'),
         },
       },

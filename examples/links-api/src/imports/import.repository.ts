@@ -22,6 +22,10 @@ export interface ImportJob {
   createdAt: Date
   updatedAt: Date
   finishedAt: Date | null
+  /** The application that started it (null: before imports were counted). */
+  clientId: string | null
+  /** The hour its rows were counted in by the leash; null when they were not counted. */
+  leashWindow: Date | null
 }
 
 export interface ImportProblem {
@@ -48,13 +52,28 @@ export function toJob(row: ImportJobRow): ImportJob {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+    clientId: row.client_id,
+    leashWindow: row.leash_window,
   }
 }
 
-export async function insertJob(db: Db, ownerId: string, format: string, now: Date): Promise<ImportJob> {
+export async function insertJob(
+  db: Db,
+  ownerId: string,
+  clientId: string | null,
+  format: string,
+  now: Date,
+): Promise<ImportJob> {
   const row = await db
     .insertInto('import_jobs')
-    .values({ owner_id: ownerId, format, state: 'receiving', created_at: now, updated_at: now })
+    .values({
+      owner_id: ownerId,
+      client_id: clientId,
+      format,
+      state: 'receiving',
+      created_at: now,
+      updated_at: now,
+    })
     .returningAll()
     .executeTakeFirstOrThrow()
   return toJob(row)
@@ -102,7 +121,7 @@ export async function setJobState(
   jobId: string,
   state: ImportState,
   now: Date,
-  extra: { error?: string | null; fromStates?: ImportState[] } = {},
+  extra: { error?: string | null; fromStates?: ImportState[]; leashWindow?: Date | null } = {},
 ): Promise<ImportJob | undefined> {
   let query = db
     .updateTable('import_jobs')
@@ -111,6 +130,7 @@ export async function setJobState(
       updated_at: now,
       lease_until: null,
       ...(extra.error !== undefined ? { error: extra.error } : {}),
+      ...(extra.leashWindow !== undefined ? { leash_window: extra.leashWindow } : {}),
       ...(state === 'done' ? { finished_at: now } : {}),
     })
     .where('id', '=', jobId)

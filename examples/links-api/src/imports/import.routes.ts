@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { z } from 'zod'
 import { InvalidRequestError, isDatabaseDown, LinksApiError, ServiceUnavailableError } from '../errors.js'
 import { ownerOf, WRITE } from '../links/link.routes.js'
+import { AppLimitReachedError, writingAppOf } from '../../../shared/app-leash.js'
 import { parseInput } from '../web/parse.js'
 import { ImportInputError } from './import-reader.js'
 import type { DryRunReport, ImportJob, ImportProblem, ImportService } from './import.service.js'
@@ -97,6 +98,7 @@ function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyRepl
             : undefined
   if (!known || known.status >= 500) request.log.error({ err: error }, 'request failed')
   if (known?.status === 503) reply.header('retry-after', '5')
+  if (known instanceof AppLimitReachedError) reply.header('retry-after', String(known.retryAfterSeconds))
   // An upload refused before its end: the rest is dropped and the connection not reused.
   if (!request.raw.complete) reply.header('connection', 'close')
   const status = known?.status ?? 500
@@ -113,6 +115,7 @@ function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyRepl
       detail: known?.description ?? 'An unexpected error occurred.',
       ...(field ? { field } : {}),
       ...(details.line !== undefined ? { line: details.line } : {}),
+      ...(known instanceof AppLimitReachedError ? known.details : {}),
       error: known?.code ?? 'server_error',
       error_description: known?.description ?? 'An unexpected error occurred.',
     })
@@ -169,7 +172,7 @@ export function importRoutes(imports: ImportService) {
         const { source, kind } = uploadOf(request)
         const owner = ownerOf(request)
         if (query.dry_run) return dryRunJson(await imports.dryRun(owner, source, kind))
-        const job = await imports.startImport(owner, source, kind)
+        const job = await imports.startImport(owner, source, kind, writingAppOf(request.auth!))
         return reply.code(202).header('location', `/api/imports/${job.id}`).send(importJson(job))
       },
     )

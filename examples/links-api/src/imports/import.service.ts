@@ -1,4 +1,6 @@
 import type { Readable } from 'node:stream'
+import type { AppLeash, WritingApp } from '../../../shared/app-leash.js'
+import type { LinksDatabase } from '../db/database.js'
 import { LinksApiError } from '../errors.js'
 import { type DryRunReport, dryRunImport } from './import-dry-run.js'
 import { createImportRunner, type ImportRunnerDeps } from './import-runner.js'
@@ -18,6 +20,8 @@ export { DEFAULT_IMPORT_SETTINGS, type ImportSettings, REPORT_LINES } from './im
 
 export interface ImportServiceDeps extends ImportRunnerDeps {
   publicUrl: string
+  /** The limit on new links an application makes for each person (app-leash.ts): imports count too. */
+  leash?: AppLeash<LinksDatabase> | undefined
 }
 
 const LINK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -68,10 +72,19 @@ export function createImportService(deps: ImportServiceDeps) {
 
     /**
      * Reads the upload into a new job's staging rows and queues the job; answers once the whole
-     * file is staged. A broken upload (too large, cut off, a bad header) leaves no job behind.
+     * file is staged. A broken upload (too large, cut off, a bad header) leaves no job behind. With
+     * `app` (the application acting, from its token) every valid row counts as a new link against
+     * what its standing allows for this person this hour: more rows than remain is refused
+     * (AppLimitReachedError), and leaves no job either.
      */
-    async startImport(ownerId: string, source: Readable, kind: 'csv' | 'jsonl'): Promise<ImportJob> {
-      const queued = await stageImport({ db, clock, ownOrigin, settings }, ownerId, source, kind)
+    async startImport(
+      ownerId: string,
+      source: Readable,
+      kind: 'csv' | 'jsonl',
+      app?: WritingApp,
+    ): Promise<ImportJob> {
+      const importing = app && deps.leash ? { app, leash: deps.leash } : undefined
+      const queued = await stageImport({ db, clock, ownOrigin, settings }, ownerId, source, kind, importing)
       runner.kick()
       return queued
     },

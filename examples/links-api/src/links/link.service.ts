@@ -28,7 +28,7 @@ export interface LinkServiceDeps {
   db: Kysely<LinksDatabase>
   clock: { now(): Date }
   /** The limit on new links an application makes for each person, by standing (app-leash.ts). */
-  leash?: AppLeash | undefined
+  leash?: Pick<AppLeash, 'charge'> | undefined
 }
 
 export interface LinkPage {

@@ -15,6 +15,7 @@ import { z } from 'zod'
 import { InvalidRequestError } from '../errors.js'
 import { type LinkTool, toolError } from './link-tools.js'
 import { META, STATELESS_REVISION } from './stateless.js'
+import { tracedToolCall } from './trace-context.js'
 import { writingAppOf, type WritingApp } from '../../../shared/app-leash.js'
 import type { AccessTokenClaims } from '@linkauth/resource'
 
@@ -137,12 +138,14 @@ export function linksMcpServer(prepared: PreparedTools): Server {
       return toolError(
         new InvalidRequestError(args.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')),
       )
-    try {
-      const result = await entry.tool.run(owner, args.data, callingApp(extra.authInfo?.extra?.claims))
-      return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
-    } catch (err) {
-      return toolError(err)
-    }
+    return tracedToolCall(request.params.name, request.params._meta, async (): Promise<CallToolResult> => {
+      try {
+        const result = await entry.tool.run(owner, args.data, callingApp(extra.authInfo?.extra?.claims))
+        return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result }
+      } catch (err) {
+        return toolError(err)
+      }
+    })
   })
   return server
 }
