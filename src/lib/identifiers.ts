@@ -1,4 +1,4 @@
-import { randomFillSync, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import { isUuid } from '@linkauth/resource/token-contract'
 import { randomToken } from './secrets.js'
 
@@ -95,12 +95,10 @@ export const newUuid = (): string => randomUUID()
  * families of one millisecond apart; the id names nothing secret (a token's `iat` says as much).
  */
 export function newTimeOrderedUuid(now = Date.now()): string {
-  const bytes = randomFillSync(Buffer.alloc(16))
-  bytes.writeUIntBE(now, 0, 6)
-  bytes[6] = 0x70 | (bytes[6]! & 0x0f)
-  bytes[8] = 0x80 | (bytes[8]! & 0x3f)
-  const hex = bytes.toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  // randomUUID draws from Node's buffered pool (randomFillSync per id cost ~20 µs on the bench VM): its
+  // 3 hex after the version and its variant + 60 bits (from position 15) are the 74 random bits.
+  const time = now.toString(16).padStart(12, '0')
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`
 }
 export { isUuid }
 
