@@ -1,9 +1,8 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { promisify } from 'node:util'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -12,6 +11,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js'
 import { PASSWORD, seed } from '../helpers/browser.js'
 import { AGENT_REDIRECT_URI, BrowserAgentProvider } from '../helpers/mcp-agent.js'
 import { freePort } from '../helpers/net.js'
+import { installPackedResource } from '../helpers/offline-project.js'
 import { registerApi } from '../helpers/resource-apis.js'
 
 /**
@@ -19,10 +19,8 @@ import { registerApi } from '../helpers/resource-apis.js'
  * with the packed toolkit (npm pack) and the official SDK, against a running linkauth: the README's
  * promise that those lines are a complete MCP server behind linkauth.
  */
-const run = promisify(execFile)
 const repoRoot = resolve(import.meta.dirname, '../..')
 const packageDir = join(repoRoot, 'packages/resource')
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 
 let project: string
 let t: TestApp
@@ -41,23 +39,14 @@ async function readmeExample(): Promise<string> {
 
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'linkauth-mcp-example-'))
-  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', project], { cwd: packageDir })
-  const [packed] = JSON.parse(stdout) as { filename: string }[]
-  // The repository's locked versions, so the npm cache has them.
-  const lock = JSON.parse(await readFile(join(repoRoot, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { version: string }>
-  }
-  const locked = (name: string) => lock.packages[`node_modules/${name}`]!.version
-  const dependencies = Object.fromEntries(
-    ['jose', 'fastify-plugin', '@modelcontextprotocol/sdk', 'express', 'zod'].map((n) => [n, locked(n)]),
-  )
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'an-mcp-server', private: true, type: 'module', dependencies }),
-  )
-  await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed!.filename}`], {
-    cwd: project,
-  })
+  // The repository's locked versions, from the npm cache (no registry: test/helpers/offline-project.ts).
+  await installPackedResource(project, 'an-mcp-server', [
+    'jose',
+    'fastify-plugin',
+    '@modelcontextprotocol/sdk',
+    'express',
+    'zod',
+  ])
   await writeFile(join(project, 'server.ts'), await readmeExample())
 
   const port = await freePort()

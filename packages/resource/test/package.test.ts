@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { installPackedResource } from '../../../test/helpers/offline-project.js'
 
 /**
  * What a resource API gets from `npm install @linkauth/resource`: the packed tarball, installed in a
@@ -21,26 +22,8 @@ let packedFiles: string[]
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'linkauth-resource-'))
   // prepack builds dist/ from the sources, so the tarball is what `npm publish` would send.
-  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', project], { cwd: packageDir })
-  const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[]
-  packedFiles = packed!.files.map((f) => f.path)
-  // The same versions as the repository's lockfile, so the npm cache has them and no network is needed.
-  const lock = JSON.parse(await readFile(join(repoRoot, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { version: string }>
-  }
-  const locked = (name: string) => lock.packages[`node_modules/${name}`]!.version
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({
-      name: 'a-resource-api',
-      private: true,
-      type: 'module',
-      dependencies: { jose: locked('jose'), 'fastify-plugin': locked('fastify-plugin') },
-    }),
-  )
-  await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed!.filename}`], {
-    cwd: project,
-  })
+  const packed = await installPackedResource(project, 'a-resource-api', ['jose', 'fastify-plugin'])
+  packedFiles = packed.files.map((f) => f.path)
 }, 180_000)
 
 afterAll(async () => {
