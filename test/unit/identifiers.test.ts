@@ -12,6 +12,7 @@ import {
   newTimeOrderedUuid,
   newUuid,
 } from '../../src/lib/identifiers.js'
+import { randomToken } from '../../src/lib/secrets.js'
 
 describe('identifiers: each one the service makes is recognised, and nothing else is', () => {
   it.each([
@@ -55,5 +56,25 @@ describe('identifiers: each one the service makes is recognised, and nothing els
     expect([...later].sort()).toEqual(later)
     expect(later.every((next) => next > id)).toBe(true)
     expect(new Set(Array.from({ length: 1000 }, () => newTimeOrderedUuid(at))).size).toBe(1000)
+  })
+
+  it('hands each pooled random byte out once: across many refills, every token is new and its bits are balanced', () => {
+    // Odd sizes so that tokens straddle where a refill would fall; 3,000 tokens are ~40 refills.
+    const sizes = [32, 16, 12, 7, 48]
+    const made = Array.from({ length: 3000 }, (_, i) => randomToken(sizes[i % sizes.length]))
+    expect(new Set(made).size).toBe(made.length)
+    made.forEach((token, i) => expect(Buffer.from(token, 'base64url')).toHaveLength(sizes[i % sizes.length]!))
+    // A range handed out twice, or once already zeroed, would show as repeats or as a lack of ones.
+    let ones = 0
+    let bits = 0
+    for (const token of made) {
+      for (const byte of Buffer.from(token, 'base64url')) {
+        for (let b = byte; b; b >>= 1) ones += b & 1
+        bits += 8
+      }
+    }
+    expect(Math.abs(ones / bits - 0.5)).toBeLessThan(0.01)
+    expect(() => randomToken(0)).toThrow(RangeError)
+    expect(() => randomToken(4096)).toThrow(RangeError)
   })
 })
