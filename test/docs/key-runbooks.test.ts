@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
 import { adminHeaders, buildTestApp, TEST_ADMIN_TOKEN } from '../helpers/app.js'
 import { createTestDatabase } from '../helpers/database.js'
 import { freePort } from '../helpers/net.js'
-import { killStartedServers, startServer, waitForHealth } from '../helpers/server-process.js'
+import { killStartedServers, seededDataDir, startServer, waitForHealth } from '../helpers/server-process.js'
 import { runCliWith } from '../helpers/cli.js'
 
 /**
@@ -105,7 +104,7 @@ describe('docs/operating.md "Change the key-encryption key"', () => {
   })
 
   it('in embedded mode: one command against a real server, which starts again with its DATA_DIR', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'linkauth-runbook-'))
+    const dataDir = await seededDataDir('linkauth-runbook-')
     folders.push(dataDir)
     const ports = { PORT: String(await freePort()), ADMIN_PORT: String(await freePort()) }
     const env = { DATA_DIR: dataDir, ...ports }

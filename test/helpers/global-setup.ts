@@ -12,6 +12,37 @@ declare module 'vitest' {
     testDatabase:
       | { engine: 'postgres'; adminUrl: string; template: string }
       | { engine: 'pglite'; why: string; snapshotDir: string }
+    /** A DATA_DIR with a migrated embedded database, for seededDataDir() to copy. */
+    dataDirTemplate: string
+  }
+}
+
+type TestDatabaseChoice = ReturnType<TestProject['getProvidedContext']>['testDatabase']
+interface Prepared {
+  testDatabase: TestDatabaseChoice
+  dataDirTemplate: string
+  teardown: () => Promise<void>
+}
+/** The one preparation of a run, kept where every project's call of setup() finds it. */
+const shared = globalThis as typeof globalThis & {
+  linkauthTestRun?: { prepared: Promise<Prepared>; projects: number }
+}
+
+/**
+ * Vitest calls a global setup once per project (vitest.config.ts has two, one sharing worker processes
+ * between files, one giving each file its own, and the root): the database, the snapshots and the skip
+ * lines are made once for all of them, and undone when the last project's teardown runs.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const run = (shared.linkauthTestRun ??= { prepared: prepare(), projects: 0 })
+  run.projects++
+  const { testDatabase, dataDirTemplate, teardown } = await run.prepared
+  project.provide('testDatabase', testDatabase)
+  project.provide('dataDirTemplate', dataDirTemplate)
+  return async () => {
+    if (--run.projects > 0) return
+    delete shared.linkauthTestRun
+    await teardown()
   }
 }
 
@@ -21,7 +52,11 @@ declare module 'vitest' {
  * is made once (a template database on PostgreSQL, a saved data directory on PGlite), and each test
  * file gets a fresh copy of it.
  */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+async function prepare(): Promise<Prepared> {
+  // Where the first test that needs it makes the DATA_DIR template (seededDataDir): most runs of a
+  // few files never need it, and none should wait for it at the start.
+  const dataDirTemplate = mkdtempSync(join(tmpdir(), 'linkauth-data-dir-'))
+  const removeTemplate = () => rmSync(dataDirTemplate, { recursive: true, force: true })
   // Once per run: the browser tests are skipped with this one line, or fail the run under REQUIRE_BROWSER=1.
   if (!checkBrowser()) console.log(NO_BROWSER_REASON)
   // Likewise the Redis tests: one line when nothing answers at TEST_REDIS_URL (or a failure under REQUIRE_REDIS=1).
@@ -44,18 +79,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     console.log(noPostgresReason(forced === 'pglite'))
     const snapshotDir = mkdtempSync(join(tmpdir(), 'linkauth-pglite-'))
     await makePGliteSnapshots(snapshotDir)
-    project.provide('testDatabase', {
-      engine: 'pglite',
-      why: forced === 'pglite' ? 'forced' : 'no PostgreSQL',
-      snapshotDir,
-    })
-    return async () => rmSync(snapshotDir, { recursive: true, force: true })
+    return {
+      testDatabase: { engine: 'pglite', why: forced === 'pglite' ? 'forced' : 'no PostgreSQL', snapshotDir },
+      dataDirTemplate,
+      teardown: async () => {
+        rmSync(snapshotDir, { recursive: true, force: true })
+        removeTemplate()
+      },
+    }
   }
-  const template = await createTemplateDatabase(adminUrl)
-  project.provide('testDatabase', { engine: 'postgres', adminUrl, template })
-  return async () => {
-    await dropDatabase(adminUrl, template)
-    await stopContainer?.()
+  const url = adminUrl
+  const template = await createTemplateDatabase(url)
+  return {
+    testDatabase: { engine: 'postgres', adminUrl: url, template },
+    dataDirTemplate,
+    teardown: async () => {
+      removeTemplate()
+      await dropDatabase(url, template)
+      await stopContainer?.()
+    },
   }
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely } from 'kysely'
@@ -24,6 +24,26 @@ export async function makePGliteSnapshots(dir: string): Promise<void> {
     await save('empty')
     await migrateToLatest(db)
     await save('migrated')
+  } finally {
+    await db.destroy()
+  }
+}
+
+/**
+ * A DATA_DIR as a server leaves it after its first start, less its secrets: `pglite/` holds a migrated
+ * cluster. From the migrated snapshot where there is one (PGlite unpacks it), else a new cluster
+ * migrated here. Tests that start the server as a process copy it (seededDataDir), so a start that is
+ * not about the first one skips initdb and the migrations: most of a start's time under WebAssembly.
+ */
+export async function makeDataDirTemplate(dir: string, migratedSnapshot?: Blob): Promise<void> {
+  mkdirSync(dir, { recursive: true })
+  const client = await PGlite.create(
+    join(dir, 'pglite'),
+    migratedSnapshot ? { loadDataDir: migratedSnapshot } : {},
+  )
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) })
+  try {
+    if (!migratedSnapshot) await migrateToLatest(db)
   } finally {
     await db.destroy()
   }

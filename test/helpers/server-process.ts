@@ -1,4 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { inject } from 'vitest'
+import { makeDataDirTemplate, readPGliteSnapshot } from './pglite-snapshots.js'
 import { TEST_ADMIN_TOKEN } from './app.js'
 
 /** A script of this repository (the server, a demo) as a child process, its output collected. */
@@ -55,8 +60,9 @@ export function killStartedServers(): void {
 }
 
 export async function waitForHealth(url: string, running: ServerProcess): Promise<void> {
-  // Generous: the machine has two cores, often shared with other test runs.
-  for (let i = 0; i < 600; i++) {
+  // Generous: the machine has two cores, often shared with other test runs, and a first start on the
+  // embedded engine runs initdb in WebAssembly.
+  for (const until = Date.now() + 100_000; Date.now() < until;) {
     try {
       if ((await fetch(url)).ok) return
     } catch {
@@ -84,4 +90,43 @@ export async function waitForOutput(
     if (gone || Date.now() >= until) throw new Error(`no ${pattern} in: ${running.output()}`)
     await new Promise((r) => setTimeout(r, 50))
   }
+}
+
+/**
+ * A new DATA_DIR that already holds a migrated embedded database and nothing else (no admin token, no
+ * secrets), copied from the run's template. For a test whose server start is not about the very first
+ * one: initdb and the migrations under WebAssembly were most of a start's time (24 s against 10 s on
+ * a busy machine). The first test of the run that asks makes the template (from the migrated snapshot
+ * on PGlite), in the folder the global setup named; a test in another worker process waits for it.
+ * Remove the copy as a mkdtemp folder.
+ */
+export async function seededDataDir(prefix = 'linkauth-seeded-'): Promise<string> {
+  const template = inject('dataDirTemplate')
+  const [ready, failed] = [join(template, 'ready'), join(template, 'failed')]
+  let maker = false
+  try {
+    mkdirSync(join(template, 'making'))
+    maker = true
+  } catch {
+    // another test makes it, or made it
+  }
+  if (maker) {
+    try {
+      const chosen = inject('testDatabase')
+      const snapshot =
+        chosen.engine === 'pglite' ? readPGliteSnapshot(chosen.snapshotDir, 'migrated') : undefined
+      await makeDataDirTemplate(join(template, 'data'), snapshot)
+      writeFileSync(ready, '')
+    } catch (err) {
+      writeFileSync(failed, String((err as Error).stack ?? err))
+    }
+  }
+  for (const until = Date.now() + 120_000; !existsSync(ready);) {
+    if (existsSync(failed)) throw new Error(`no DATA_DIR template: ${readFileSync(failed, 'utf8')}`)
+    if (Date.now() > until) throw new Error('the DATA_DIR template was not made within 120 s')
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  cpSync(join(template, 'data'), dir, { recursive: true })
+  return dir
 }

@@ -10,6 +10,7 @@ import { freePort } from '../helpers/net.js'
 import {
   killStartedServers,
   type ServerProcess,
+  seededDataDir,
   startServer,
   waitForHealth,
 } from '../helpers/server-process.js'
@@ -29,6 +30,13 @@ afterAll(() => {
 
 function freshDataDir(): string {
   const folder = mkdtempSync(join(tmpdir(), 'linkauth-refusals-'))
+  folders.push(folder)
+  return folder
+}
+
+/** A DATA_DIR with a migrated database already in it: for the refusals that are not about a first start. */
+async function usedDataDir(): Promise<string> {
+  const folder = await seededDataDir('linkauth-refusals-')
   folders.push(folder)
   return folder
 }
@@ -110,7 +118,7 @@ function inContainer(host: string, dir: string) {
 
 describe('one process per DATA_DIR', () => {
   it('listens on loopback by default; a second process on the same DATA_DIR stops with one line and never opens it; the lock goes on a clean stop', async () => {
-    const dataDir = freshDataDir()
+    const dataDir = await usedDataDir()
     const firstPorts = await ports()
     const first = startServer({ DATA_DIR: dataDir, ...firstPorts })
     await waitForHealth(`http://127.0.0.1:${firstPorts.PORT}/healthz`, first)
@@ -208,7 +216,7 @@ describe('one process per DATA_DIR', () => {
   )
 
   it('takes over a lock whose process is gone', async () => {
-    const dataDir = freshDataDir()
+    const dataDir = await usedDataDir()
     const gone = spawn(process.execPath, ['-e', ''])
     await new Promise((resolve) => gone.on('exit', resolve))
     writeFileSync(lockFile(dataDir), JSON.stringify({ pid: gone.pid, startTime: '1' }))
@@ -220,7 +228,7 @@ describe('one process per DATA_DIR', () => {
   }, 120_000)
 
   it('takes over a lock whose pid now belongs to another program, and one left half-written', async () => {
-    const dataDir = freshDataDir()
+    const dataDir = await usedDataDir()
     // A live process that is not the one that wrote the lock: its start time differs.
     const other = spawn('sleep', ['60'])
     try {
@@ -247,7 +255,7 @@ describe('one process per DATA_DIR', () => {
 describe('ports in use', () => {
   for (const variable of ['PORT', 'ADMIN_PORT'] as const) {
     it(`a ${variable} already in use stops the server with one line naming ${variable}; nothing stays listening`, async () => {
-      const dataDir = freshDataDir()
+      const dataDir = await usedDataDir()
       const p = await ports()
       await occupy(p[variable])
       const running = startServer({ DATA_DIR: dataDir, ...p })
