@@ -39,20 +39,33 @@ Exit codes: 0 done, 1 failed, 2 usage, 3 not signed in (run login), 4 denied, 5 
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+const OPTIONS = {
+  api: { type: 'string' },
+  'client-id': { type: 'string' },
+  slug: { type: 'string' },
+  tag: { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/**
+ * A client id the server mints is base64url, so one in 64 starts with '-', which parseArgs takes for
+ * a flag ("argument is ambiguous"). `--name value` of a string option is handed on as `--name=value`.
+ */
+function withValuesJoined(args: string[]): string[] {
+  const joined: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : ''
+    const takesValue = Object.hasOwn(OPTIONS, name) && OPTIONS[name as keyof typeof OPTIONS].type === 'string'
+    joined.push(takesValue && i + 1 < args.length ? `${arg}=${args[++i]}` : arg)
+  }
+  return joined
+}
+
 export async function runLinksCli(args: string[], io: CliIo): Promise<number> {
   let parsed
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        api: { type: 'string' },
-        'client-id': { type: 'string' },
-        slug: { type: 'string' },
-        tag: { type: 'string', multiple: true },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
+    parsed = parseArgs({ args: withValuesJoined(args), allowPositionals: true, options: OPTIONS })
   } catch (err) {
     io.err(`${(err as Error).message}\n\n${USAGE}`)
     return EXIT.USAGE

@@ -254,4 +254,18 @@ describe('a login that does not end in tokens', () => {
     expect((await cli.run(['login', '--api', 'http://links.example.com'])).err).toContain('must be https')
     expect((await cli.run(['whoami'])).code).toBe(EXIT.NOT_SIGNED_IN)
   })
+
+  it('takes a client id that starts with a dash (one in 64 that the server mints) as the value it is', async () => {
+    const cli = user()
+    // Refused for the API address, after the arguments were read: not a usage error about the id.
+    const run = await cli.run([
+      'login',
+      '--client-id',
+      '-AbCdEfGhIjKlMnOpQrStUv',
+      '--api',
+      'http://links.example.com',
+    ])
+    expect(run.err).toContain('must be https')
+    expect(run.err).not.toContain('ambiguous')
+  })
 })
