@@ -28,9 +28,13 @@ import { openApiOperations } from './openapi.routes.js'
  * admin-app.ts) has its operations here; test/openapi/ checks both ways, and real answers too.
  */
 
-/** The public listener: OAuth endpoints, discovery, the account area's JSON API, health. */
+/**
+ * The public listener: OAuth endpoints, discovery, the account area's JSON API, health. A fresh
+ * tree each call (the groups' operation objects are module-level and shared): whoever edits the
+ * document they were handed cannot change the one another app serves.
+ */
 export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
-  return {
+  return structuredClone({
     openapi: '3.1.0',
     info: {
       title: 'linkauth public API',
@@ -72,12 +76,12 @@ export function publicOpenApiDocument(config: Pick<Config, 'issuer'>) {
       ...healthOperations,
       ...openApiOperations('public'),
     },
-  }
+  })
 }
 
-/** The admin listener: the operator's API, every route behind the admin token except health. */
+/** The admin listener: the operator's API, every route behind the admin token except health. A fresh tree each call. */
 export function adminOpenApiDocument() {
-  return {
+  return structuredClone({
     openapi: '3.1.0',
     info: {
       title: 'linkauth admin API',
@@ -103,7 +107,7 @@ export function adminOpenApiDocument() {
       ...healthOperations,
       ...openApiOperations('admin'),
     }),
-  }
+  })
 }
 
 /** Every operation behind the admin token also answers 429 once its address spent its failures. */

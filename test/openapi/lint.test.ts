@@ -42,5 +42,11 @@ describe('the OpenAPI lint gate', () => {
     expect(run.status).not.toBe(0)
     expect(run.output).toContain('security-defined')
     expect(run.output).toContain('operation-summary')
+    // The edits stayed in the copies: the next app's documents are whole (a shared worker once
+    // served a token operation without `security` to every later file).
+    const next = publicOpenApiDocument(loadConfig({})) as { paths: Record<string, Record<string, object>> }
+    expect(next.paths['/api/oauth/token']!.post).toHaveProperty('security', [])
+    const nextAdmin = adminOpenApiDocument() as { paths: Record<string, Record<string, object>> }
+    expect(nextAdmin.paths['/admin/clients']!.get).toHaveProperty('summary')
   })
 })
