@@ -107,8 +107,9 @@ export async function seededDataDir(prefix = 'linkauth-seeded-'): Promise<string
   try {
     mkdirSync(join(template, 'making'))
     maker = true
-  } catch {
-    // another test makes it, or made it
+  } catch (err) {
+    // EEXIST: another test makes it, or made it; anything else would only show as the wait's timeout.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
   }
   if (maker) {
     try {
