@@ -59,6 +59,11 @@ export function killStartedServers(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
 }
 
+/** The process has ended, by its own exit or by a signal (then exitCode stays null). */
+function hasEnded(running: ServerProcess): boolean {
+  return running.child.exitCode !== null || running.child.signalCode !== null
+}
+
 export async function waitForHealth(url: string, running: ServerProcess): Promise<void> {
   // Generous: the machine has two cores, often shared with other test runs, and a first start on the
   // embedded engine runs initdb in WebAssembly.
@@ -68,7 +73,7 @@ export async function waitForHealth(url: string, running: ServerProcess): Promis
     } catch {
       // not listening yet
     }
-    if (running.child.exitCode !== null) throw new Error(`server exited: ${running.output()}`)
+    if (hasEnded(running)) throw new Error(`server exited: ${running.output()}`)
     await new Promise((r) => setTimeout(r, 100))
   }
   throw new Error(`server did not become healthy: ${running.output()}`)
@@ -86,8 +91,7 @@ export async function waitForOutput(
   for (const until = Date.now() + timeoutMs; ;) {
     const match = pattern.exec(running.output())
     if (match) return match
-    const gone = running.child.exitCode !== null || running.child.signalCode !== null
-    if (gone || Date.now() >= until) throw new Error(`no ${pattern} in: ${running.output()}`)
+    if (hasEnded(running) || Date.now() >= until) throw new Error(`no ${pattern} in: ${running.output()}`)
     await new Promise((r) => setTimeout(r, 50))
   }
 }
